@@ -1,0 +1,87 @@
+"""A throwaway apt state over the machine's own Debian mirror.
+
+Bazel 7 is packaged only in Debian sid, while the machine runs bookworm. Both the lock
+generator and the installer read sid through a private apt state (own sources list, own
+lists and cache, an empty dpkg status), so the system's apt state is never touched and
+the package closure does not depend on what the machine happens to have installed.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+SOURCES_DIRS = (Path("/etc/apt/sources.list.d"), Path("/etc/apt"))
+
+
+class AptError(RuntimeError):
+    """An apt step failed; the message says what to do about it."""
+
+
+def system_mirror() -> str:
+    """The Debian archive URI the machine's own apt sources use (never written into the tree)."""
+    pattern = re.compile(r"^(?:URIs:\s*|deb(?:\s+\[[^\]]*\])?\s+)(\S+)")
+    for folder in SOURCES_DIRS:
+        for path in sorted(folder.glob("*.sources")) + sorted(folder.glob("*.list")):
+            for line in path.read_text().splitlines():
+                match = pattern.match(line.strip())
+                if match and match.group(1).rstrip("/").endswith("/debian"):
+                    return match.group(1).rstrip("/")
+    raise AptError(
+        "no Debian archive found in /etc/apt/sources.list.d or /etc/apt/sources.list; "
+        "tools/bazel installs Bazel from Debian packages and needs the machine's Debian mirror"
+    )
+
+
+class PrivateApt:
+    """apt-get / apt-cache / apt-helper over a private state directory."""
+
+    def __init__(self, state_dir: Path, mirror: str) -> None:
+        self.state_dir = state_dir
+        self.mirror = mirror
+        (state_dir / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+        (state_dir / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+        (state_dir / "status").touch()
+        sources = state_dir / "sources.list"
+        sources.write_text(
+            f"deb [signed-by={KEYRING}] {mirror} bookworm main\n"
+            # The mirror's sid index can be past its Valid-Until date.
+            f"deb [signed-by={KEYRING} check-valid-until=no] {mirror} sid main\n"
+        )
+        self.options = [
+            f"-oDir::Etc::SourceList={sources}",
+            "-oDir::Etc::SourceParts=/dev/null",
+            "-oDir::Etc::Preferences=/dev/null",
+            "-oDir::Etc::PreferencesParts=/dev/null",
+            f"-oDir::State::Lists={state_dir / 'lists'}",
+            f"-oDir::Cache={state_dir / 'cache'}",
+            f"-oDir::State::status={state_dir / 'status'}",
+            "-oAPT::Get::List-Cleanup=0",
+        ]
+
+    def run(self, tool: str, *args: str) -> str:
+        result = subprocess.run(
+            [tool, *self.options, *args], capture_output=True, text=True, check=False
+        )
+        if result.returncode != 0:
+            raise AptError(
+                f"`{tool} {' '.join(args)}` failed (exit {result.returncode}):\n"
+                f"{result.stderr.strip()}\n"
+                "Check that the machine reaches its Debian mirror (`apt-get update` works)."
+            )
+        return result.stdout
+
+    def update(self) -> None:
+        self.run("apt-get", "update", "-q")
+
+    def download(self, pool_path: str, target: Path, sha256: str) -> None:
+        """Fetch one archive file; apt-helper verifies the hash with the machine's apt config."""
+        self.run(
+            "/usr/lib/apt/apt-helper",
+            "download-file",
+            f"{self.mirror}/{pool_path}",
+            str(target),
+            f"SHA256:{sha256}",
+        )
