@@ -1,0 +1,48 @@
+"""The external repositories of the monorepo, all pinned or derived from the host.
+
+- @torch: the stock CPU-only torch wheel (torch_cpu) with its import-time deps.
+- @cuda: the CUDA 13.5 toolkit assembled from NVIDIA's PyPI wheels.
+- @cuda_cublas: cuBLAS/cuBLASLt, separate so its 444 MB are fetched only when linked.
+- @local_python: the host interpreter's headers, for extension modules.
+"""
+
+load("//toolchains/python:local_python.bzl", "local_python")
+load("//toolchains/wheels:pinned_wheels.bzl", "pinned_wheels")
+
+def _hermetic_deps_impl(_module_ctx):
+    pinned_wheels(
+        name = "torch",
+        build_file = "//toolchains/torch:BUILD.torch.bazel",
+        packages = [
+            "torch",
+            "filelock",
+            "fsspec",
+            "jinja2",
+            "markupsafe",
+            "mpmath",
+            "networkx",
+            "numpy",
+            "sympy",
+            "typing-extensions",
+        ],
+    )
+    pinned_wheels(
+        name = "cuda",
+        build_file = "//toolchains/cuda:BUILD.cuda.bazel",
+        packages = [
+            "nvidia-cuda-nvcc",
+            "nvidia-nvvm",
+            "nvidia-cuda-crt",
+            "nvidia-cuda-runtime",
+            "nvidia-cuda-cccl",
+            "nvidia-cuda-cuobjdump",
+        ],
+    )
+    pinned_wheels(
+        name = "cuda_cublas",
+        build_file = "//toolchains/cuda:BUILD.cublas.bazel",
+        packages = ["nvidia-cublas"],
+    )
+    local_python(name = "local_python")
+
+hermetic_deps = module_extension(implementation = _hermetic_deps_impl)
