@@ -8,13 +8,13 @@ torch_core_runtime_headers = [
 
 # torch_cuda framework: the runtime over cudart (host C++, compiled by the C++ toolchain).
 torch_cuda_framework_sources = [
-    "csrc/framework/cuda_runtime.cpp",
+    "csrc/framework/cuda_device_runtime.cpp",
     "csrc/framework/device_smoke.cpp",
 ]
 
 torch_cuda_framework_headers = [
     "csrc/framework/cuda_check.h",
-    "csrc/framework/cuda_runtime.h",
+    "csrc/framework/cuda_device_runtime.h",
     "csrc/framework/device_smoke.h",
 ]
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "third_device/torch_cuda/csrc/framework/cuda_runtime.h"
+#include "third_device/torch_cuda/csrc/framework/cuda_device_runtime.h"
 #include "third_device/torch_cuda/csrc/framework/device_smoke.h"
 
 namespace {

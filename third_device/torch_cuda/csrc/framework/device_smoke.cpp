@@ -8,7 +8,7 @@
 
 #include "third_device/torch_cuda/csrc/aten/kernels/elementwise_add.h"
 #include "third_device/torch_cuda/csrc/framework/cuda_check.h"
-#include "third_device/torch_cuda/csrc/framework/cuda_runtime.h"
+#include "third_device/torch_cuda/csrc/framework/cuda_device_runtime.h"
 
 namespace torch_cuda {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "cuda_build_info.h"
 #include "third_device/torch_cuda/csrc/framework/cuda_check.h"
-#include "third_device/torch_cuda/csrc/framework/cuda_runtime.h"
+#include "third_device/torch_cuda/csrc/framework/cuda_device_runtime.h"
 #include "third_device/torch_cuda/csrc/framework/device_smoke.h"
 
 namespace py = pybind11;

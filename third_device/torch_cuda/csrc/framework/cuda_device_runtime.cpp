@@ -1,4 +1,4 @@
-#include "third_device/torch_cuda/csrc/framework/cuda_runtime.h"
+#include "third_device/torch_cuda/csrc/framework/cuda_device_runtime.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -39,8 +39,13 @@ std::string CudaRuntime::unavailable_reason() const {
   }
   std::string reason = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
   // cudart says "driver version is insufficient" also when there is no driver at all.
-  if (status == cudaErrorInsufficientDriver && dlopen("libcuda.so.1", RTLD_LAZY) == nullptr) {
-    reason += " (no NVIDIA driver: libcuda.so.1 not found)";
+  if (status == cudaErrorInsufficientDriver) {
+    void* driver = dlopen("libcuda.so.1", RTLD_LAZY);
+    if (driver == nullptr) {
+      reason += " (no NVIDIA driver: libcuda.so.1 not found)";
+    } else {
+      dlclose(driver);
+    }
   }
   return reason;
 }
