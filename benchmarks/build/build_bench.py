@@ -1,0 +1,210 @@
+"""Build-time figures for //third_device/torch_cuda:all (medians of several runs).
+
+Each run works in a private copy of the checkout with its own output base and its own
+empty disk cache, so the figures do not depend on (and do not disturb) the developer's
+caches; the repository cache (downloaded wheels) is shared, as on any machine that has
+built once. Scenarios, in order within a run:
+
+  cold          fresh output base, empty disk cache, remote cache not read
+  no-op         the same build again
+  touch .cu     one kernel source edited
+  touch .cpp    one torch_core source edited (when torch_cuda's graph has one)
+  touch header  torch_core's runtime interface header edited (every C++ target includes it)
+  warm disk     `bazel clean`, then a build served from the disk cache of the cold build
+  remote        fresh output base and disk cache, served from the remote cache
+                (only when `tools/remote_cache status` says the local server runs)
+
+Usage: python3 benchmarks/build/build_bench.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TARGET = "//third_device/torch_cuda:all"
+TOUCHED_CU = "third_device/torch_cuda/csrc/aten/kernels/elementwise_add.cu"
+TOUCHED_HEADER = "torch_core/csrc/runtime/device_runtime.h"
+# "INFO: 55 processes: 3 remote cache hit, 34 internal, 18 linux-sandbox."
+_PROCESSES = re.compile(r"INFO: \d+ process(?:es)?: (.*)\.")
+
+
+@dataclass
+class BuildResult:
+    seconds: float
+    process_counts: dict[str, int]
+
+    def cache_hit_rate(self) -> float | None:
+        """Share of non-internal actions served from a cache (disk or remote)."""
+        hits = sum(n for kind, n in self.process_counts.items() if "cache hit" in kind)
+        executed = sum(n for kind, n in self.process_counts.items() if kind != "internal")
+        return hits / executed if executed else None
+
+
+@dataclass
+class Scenario:
+    name: str
+    results: list[BuildResult] = field(default_factory=list)
+
+
+class Checkout:
+    """A private copy of the working tree with its own output base and disk cache."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.tree = root / "src"
+        self.output_base = root / "output_base"
+        self.disk_cache = root / "disk_cache"
+        files = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+            cwd=REPO, check=True, capture_output=True, text=True,
+        ).stdout.split("\0")
+        for name in filter(None, files):
+            source = REPO / name
+            if source.is_file():
+                target = self.tree / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+
+    def bazel(self, *args: str, extra_startup: tuple[str, ...] = ()) -> str:
+        command = [
+            str(self.tree / "tools" / "bazel"),
+            f"--output_base={self.output_base}",
+            *extra_startup,
+            *args,
+        ]
+        result = subprocess.run(command, cwd=self.tree, capture_output=True, text=True)
+        if result.returncode != 0:
+            sys.stderr.write(result.stderr[-4000:])
+            raise SystemExit(f"build_bench: `{' '.join(args)}` failed in {self.tree}")
+        return result.stderr
+
+    def build(self, *flags: str) -> BuildResult:
+        started = time.monotonic()
+        log = self.bazel("build", f"--disk_cache={self.disk_cache}", *flags, TARGET)
+        seconds = time.monotonic() - started
+        counts: dict[str, int] = {}
+        match = _PROCESSES.findall(log)
+        if match:
+            for part in match[-1].split(", "):
+                number, _, kind = part.partition(" ")
+                counts[kind] = int(number)
+        return BuildResult(seconds, counts)
+
+    def edit(self, path: str, token: str) -> None:
+        """Changes the file's content (Bazel keys on digests, not mtimes)."""
+        with (self.tree / path).open("a") as handle:
+            handle.write(f"\n// build_bench edit {token}\n")
+
+    def source_in_graph(self, pattern: str) -> str | None:
+        query = f"filter('{pattern}', kind('source file', deps({TARGET})))"
+        for label in self.query(query).split():
+            package, _, name = label.lstrip("/").partition(":")
+            return f"{package}/{name}"
+        return None
+
+    def query(self, expression: str) -> str:
+        command = [str(self.tree / "tools" / "bazel"), f"--output_base={self.output_base}",
+                   "query", expression, "--output=label"]
+        result = subprocess.run(command, cwd=self.tree, capture_output=True, text=True, check=True)
+        return result.stdout
+
+    def shutdown(self) -> None:
+        subprocess.run(
+            [str(self.tree / "tools" / "bazel"), f"--output_base={self.output_base}", "shutdown"],
+            cwd=self.tree, capture_output=True, check=False,
+        )
+
+
+def remote_cache_running() -> bool:
+    script = REPO / "tools" / "remote_cache"
+    if not script.exists():
+        return False
+    return subprocess.run([str(script), "status"], capture_output=True).returncode == 0
+
+
+def one_run(index: int, scenarios: dict[str, Scenario], use_remote: bool) -> None:
+    with tempfile.TemporaryDirectory(prefix=f"build_bench{index}_") as tmp:
+        checkout = Checkout(Path(tmp))
+        try:
+            # The cold build fills the remote cache (never reads it) for the last scenario.
+            remote_off = ("--remote_cache=",)
+            remote_fill = ("--config=remote-cache", "--noremote_accept_cached")
+            cold_flags = remote_fill if use_remote else remote_off
+            scenarios["cold"].results.append(checkout.build(*cold_flags))
+            scenarios["no-op"].results.append(checkout.build(*remote_off))
+            checkout.edit(TOUCHED_CU, str(index))
+            scenarios["touch .cu"].results.append(checkout.build(*remote_off))
+            core_cpp = checkout.source_in_graph(r"^//torch_core:.*\.cpp$")
+            if core_cpp:
+                checkout.edit(core_cpp, str(index))
+                scenarios["touch .cpp"].results.append(checkout.build(*remote_off))
+            checkout.edit(TOUCHED_HEADER, str(index))
+            scenarios["touch header"].results.append(checkout.build(*remote_off))
+            checkout.bazel("clean")
+            scenarios["warm disk"].results.append(checkout.build(*remote_off))
+            if use_remote:
+                checkout.shutdown()
+                shutil.rmtree(checkout.output_base, ignore_errors=True)
+                shutil.rmtree(checkout.disk_cache, ignore_errors=True)
+                # The edits above changed the tree: restore it to what the cold build saw.
+                fresh = Checkout(Path(tmp) / "fresh")
+                try:
+                    scenarios["remote"].results.append(fresh.build("--config=remote-cache"))
+                finally:
+                    fresh.shutdown()
+        finally:
+            checkout.shutdown()
+
+
+def table(scenarios: dict[str, Scenario]) -> str:
+    cold = statistics.median(r.seconds for r in scenarios["cold"].results)
+    lines = [
+        "| scenario | median s | min s | max s | vs cold | cache hit rate |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for scenario in scenarios.values():
+        if not scenario.results:
+            lines.append(f"| {scenario.name} | n/a | | | | |")
+            continue
+        seconds = [r.seconds for r in scenario.results]
+        median = statistics.median(seconds)
+        rates = [rate for r in scenario.results if (rate := r.cache_hit_rate()) is not None]
+        rate = f"{statistics.median(rates):.0%}" if rates else "-"
+        lines.append(
+            f"| {scenario.name} | {median:.1f} | {min(seconds):.1f} | {max(seconds):.1f} "
+            f"| {median / cold:.2f} | {rate} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per scenario (default 3)")
+    options = parser.parse_args()
+    use_remote = remote_cache_running()
+    names = ["cold", "no-op", "touch .cu", "touch .cpp", "touch header", "warm disk"]
+    if use_remote:
+        names.append("remote")
+    else:
+        print("build_bench: remote cache not running (tools/remote_cache start); skipping 'remote'")
+    scenarios = {name: Scenario(name) for name in names}
+    for index in range(options.runs):
+        print(f"build_bench: run {index + 1}/{options.runs} ...", flush=True)
+        one_run(index, scenarios, use_remote)
+    print(f"\n{TARGET}, {options.runs} runs, 2-core machine\n")
+    print(table(scenarios))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
