@@ -12,6 +12,11 @@ STUB_MODULES = {
     "zlib": "1.3.1.bcr.3",
     "apple_support": "1.23.1",
 }
+# Targets that implicit deps name and `bazel query deps(...)` loads, though nothing here
+# builds them (@zlib//:zlib is a dep of the py_binary zipper, used only for Python zips).
+STUB_BUILD_FILES = {
+    "zlib": 'cc_library(name = "zlib", visibility = ["//visibility:public"])\n',
+}
 
 
 def write_prefix_rc(staging_root: Path, final_root: Path) -> None:
@@ -25,7 +30,7 @@ def write_prefix_rc(staging_root: Path, final_root: Path) -> None:
         stub = staging_root / "stubs" / name
         stub.mkdir(parents=True)
         (stub / "MODULE.bazel").write_text(f'module(name = "{name}", version = "{version}")\n')
-        (stub / "BUILD.bazel").write_text("")
+        (stub / "BUILD.bazel").write_text(STUB_BUILD_FILES.get(name, ""))
         lines.append(f"common --override_module={name}={final_root}/stubs/{name}")
     lines += [
         "common --noenable_workspace",

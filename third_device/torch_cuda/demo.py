@@ -1,0 +1,38 @@
+"""The main job's short demo: the stock CPU-only torch and torch_cuda side by side.
+
+`tools/bazel run //third_device/torch_cuda:demo` prints what torch_cuda was built for and
+what this machine can run; on a GPU machine it also runs the elementwise kernel.
+"""
+
+from __future__ import annotations
+
+import _CUDAC
+import torch
+import torch_cuda
+
+_ROUND_TRIP_ELEMENTS = 1 << 20
+
+
+def main() -> int:
+    info = torch_cuda.build_info()
+    print(f"torch (stock)         {torch.__version__}, built with CUDA: {torch.version.cuda}")
+    print(f"torch_cuda CUDA       {info.cuda_version} (cudart {info.cudart_version})")
+    print(f"kernel architectures  {', '.join(info.archs)}")
+    print(f"dispatch key          {info.device_type}")
+    count = torch_cuda.device_count()
+    if count == 0:
+        print(f"CUDA devices          0 ({_CUDAC.unavailable_reason()})")
+        print("no GPU here: the kernels were compiled for the architectures above, not run")
+        return 0
+    for device in range(count):
+        props = _CUDAC.get_device_properties(device)
+        error = _CUDAC.device_add_round_trip(device, _ROUND_TRIP_ELEMENTS)
+        print(f"cuda:{device}                {props}; add kernel max abs error {error:g}")
+        if error != 0.0:
+            print("the kernel's result differs from the host's")
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
