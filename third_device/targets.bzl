@@ -1,0 +1,23 @@
+"""The targets of every backend package, for genquery scopes.
+
+genquery cannot expand `//pkg/...` or `:all`; the audits and the dependency graph name
+these lists as their scope while their expressions say `//third_device/<backend>:all`,
+so a target added to a backend but missing here fails those queries loudly.
+"""
+
+TORCH_CUDA_TARGETS = [
+    "//third_device/torch_cuda:_CUDAC",
+    "//third_device/torch_cuda:_CUDAC.so",
+    "//third_device/torch_cuda:cuda_check",
+    "//third_device/torch_cuda:demo",
+    "//third_device/torch_cuda:framework",
+    "//third_device/torch_cuda:kernels",
+    "//third_device/torch_cuda:torch_cuda",
+    "//third_device/torch_cuda:torch_cuda_py",
+    "//third_device/torch_cuda:torch_python_cuda",
+]
+
+THIRD_DEVICE_TARGETS = TORCH_CUDA_TARGETS
+
+# The `:all` patterns of the packages above, for query expressions.
+THIRD_DEVICE_ALL = "//third_device/torch_cuda:all"
