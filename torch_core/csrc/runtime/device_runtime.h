@@ -5,13 +5,24 @@
 // and the device-agnostic pieces (allocator, guard, streams, generator, hooks) are written
 // over it. It has no torch or vendor types on purpose, so a runtime and its tests build
 // without either.
+//
+// Errors: a failing call throws RuntimeError naming the call and what to do, except
+// allocate(), which returns nullptr when the device is out of memory so that a caching
+// allocator can free its cache and retry before it raises.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace torch_core {
+
+// Opaque handles owned by the runtime (a cudaStream_t / cudaEvent_t for CUDA).
+using StreamHandle = void*;
+using EventHandle = void*;
+
+enum class CopyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
 
 struct DeviceProperties {
   std::string name;
@@ -21,16 +32,77 @@ struct DeviceProperties {
   int multiprocessor_count = 0;
 };
 
+struct MemoryInfo {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+};
+
+// Stream priorities follow CUDA: a lower number is a higher priority, and
+// greatest <= least (e.g. least 0, greatest -5).
+struct StreamPriorityRange {
+  int least = 0;
+  int greatest = 0;
+};
+
+class RuntimeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class DeviceRuntime {
  public:
   virtual ~DeviceRuntime() = default;
 
+  // --- Devices -------------------------------------------------------------------
   // Number of usable devices; 0, never an error, when there is no device or driver.
   virtual int device_count() const = 0;
   // Why device_count() is 0 ("no CUDA driver found", ...), empty when devices exist.
   virtual std::string unavailable_reason() const = 0;
-  // Throws std::out_of_range naming the valid range when `device` is not a device index.
+  // Throws std::out_of_range naming the valid range when `device` is not a device index
+  // (as every call below taking a device index does).
   virtual DeviceProperties properties(int device) const = 0;
+  // The calling thread's current device (0 until set).
+  virtual int current_device() const = 0;
+  virtual void set_current_device(int device) = 0;
+  // Waits for all work on every stream of `device`.
+  virtual void synchronize_device(int device) = 0;
+
+  // --- Memory --------------------------------------------------------------------
+  // Raw device memory; nullptr when `device` cannot satisfy the request.
+  virtual void* allocate(int device, std::size_t bytes) = 0;
+  virtual void free(int device, void* ptr) = 0;
+  virtual MemoryInfo memory_info(int device) const = 0;
+  // Page-locked host memory that async copies can use without staging.
+  virtual void* allocate_host_pinned(std::size_t bytes) = 0;
+  virtual void free_host_pinned(void* ptr) = 0;
+  // Stream-ordered: they run after the work already queued on `stream`.
+  virtual void memset_async(void* dst, int value, std::size_t bytes, StreamHandle stream) = 0;
+  virtual void memcpy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind,
+                            StreamHandle stream) = 0;
+  // Returns when the copy is complete (and, as cudaMemcpy, after prior default-stream work).
+  virtual void memcpy(void* dst, const void* src, std::size_t bytes, CopyKind kind) = 0;
+
+  // --- Streams -------------------------------------------------------------------
+  // The stream work goes to when no other is chosen; lives as long as the runtime.
+  virtual StreamHandle default_stream(int device) = 0;
+  virtual StreamHandle create_stream(int device, int priority) = 0;
+  virtual void destroy_stream(StreamHandle stream) = 0;
+  virtual StreamPriorityRange stream_priority_range() const = 0;
+  // True when all work queued on `stream` has completed.
+  virtual bool query_stream(StreamHandle stream) = 0;
+  virtual void synchronize_stream(StreamHandle stream) = 0;
+
+  // --- Events --------------------------------------------------------------------
+  virtual EventHandle create_event(int device, bool enable_timing) = 0;
+  virtual void destroy_event(EventHandle event) = 0;
+  // Captures the work queued on `stream` so far; the event completes after it.
+  virtual void record_event(EventHandle event, StreamHandle stream) = 0;
+  virtual bool query_event(EventHandle event) = 0;
+  virtual void synchronize_event(EventHandle event) = 0;
+  // Work queued on `stream` after this call waits for `event` (no host blocking).
+  virtual void stream_wait_event(StreamHandle stream, EventHandle event) = 0;
+  // Milliseconds between two completed, timing-enabled events.
+  virtual float elapsed_ms(EventHandle start, EventHandle end) = 0;
 };
 
 }  // namespace torch_core

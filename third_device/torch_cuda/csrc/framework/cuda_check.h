@@ -21,6 +21,11 @@ class CudaError : public std::runtime_error {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t code, const char* call, const char* file,
                                           int line) {
+  // The exception reports the error, so clear it from cudart's per-thread last-error
+  // state: otherwise the next launch check (cudaGetLastError) would report it again, as
+  // if that launch had failed. Sticky errors (a corrupted context) are not cleared by
+  // this and keep failing every later call, as they should.
+  cudaGetLastError();
   std::ostringstream message;
   message << "CUDA error: " << cudaGetErrorString(code) << " (" << cudaGetErrorName(code)
           << ") from " << call << " at " << file << ":" << line
