@@ -6,6 +6,54 @@ torch_core_runtime_headers = [
     "csrc/runtime/device_runtime.h",
 ]
 
+# The simulated runtime: the interface over host memory and host threads (torch-free).
+torch_core_simulated_runtime_headers = [
+    "csrc/runtime/simulated_config.h",
+    "csrc/runtime/simulated_runtime.h",
+]
+
+# Sources, with the headers private to them (stream, event and memory internals).
+torch_core_simulated_runtime_sources = [
+    "csrc/runtime/simulated_config.cpp",
+    "csrc/runtime/simulated_event.cpp",
+    "csrc/runtime/simulated_event.h",
+    "csrc/runtime/simulated_memory.cpp",
+    "csrc/runtime/simulated_memory.h",
+    "csrc/runtime/simulated_runtime.cpp",
+    "csrc/runtime/simulated_stream.cpp",
+    "csrc/runtime/simulated_stream.h",
+]
+
+# The caching device allocator over the runtime interface (torch-free): public headers.
+torch_core_allocator_headers = [
+    "csrc/runtime/allocator_config.h",
+    "csrc/runtime/allocator_errors.h",
+    "csrc/runtime/allocator_sizes.h",
+    "csrc/runtime/allocator_snapshot.h",
+    "csrc/runtime/allocator_stats.h",
+    "csrc/runtime/caching_allocator.h",
+]
+
+# Sources, with the headers private to them (blocks, pools, the per-device cache).
+torch_core_allocator_sources = [
+    "csrc/runtime/allocator_config.cpp",
+    "csrc/runtime/allocator_sizes.cpp",
+    "csrc/runtime/allocator_stats.cpp",
+    "csrc/runtime/caching_allocator.cpp",
+    "csrc/runtime/caching_allocator_block.h",
+    "csrc/runtime/caching_allocator_device.cpp",
+    "csrc/runtime/caching_allocator_device.h",
+]
+
+# The caching pinned-host allocator over the runtime interface (torch-free).
+torch_core_host_allocator_headers = [
+    "csrc/runtime/host_pinned_allocator.h",
+]
+
+torch_core_host_allocator_sources = [
+    "csrc/runtime/host_pinned_allocator.cpp",
+]
+
 # torch_cuda framework: the runtime over cudart (host C++, compiled by the C++ toolchain).
 torch_cuda_framework_sources = [
     "csrc/framework/cuda_device_runtime.cpp",

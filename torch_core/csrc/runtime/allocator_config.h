@@ -1,0 +1,49 @@
+// Settings of the caching device allocator, parsed from the allocator-config environment
+// variable format PyTorch uses (PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF):
+//
+//   max_split_size_mb:128,garbage_collection_threshold:0.6,roundup_power2_divisions:4
+//   roundup_power2_divisions:[256:1,512:2,1024:4,>:8]
+//
+// Each backend reads its own variable and passes its name in, so error messages name the
+// variable the user actually set.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace torch_core {
+
+struct AllocatorConfig {
+  // Size classes for roundup_power2_divisions: index 0 is sizes below 2 MiB, index i
+  // (1..14) is [2^(20+i), 2^(21+i)) bytes, index 15 is 32 GiB and above.
+  static constexpr std::size_t kRoundupIntervals = 16;
+
+  // Cached blocks at least this large are never split, and a request below it never
+  // takes one (keeps big blocks whole, the fix for fragmentation). Default: no limit.
+  std::size_t max_split_size = std::numeric_limits<std::size_t>::max();
+  // A request of at least max_split_size may take an unsplittable cached block at most
+  // this much larger than itself.
+  std::size_t max_non_split_rounding_size = std::size_t{20} << 20;
+  // 0 disables; otherwise (0, 1): reclaim old cached blocks when reserved memory exceeds
+  // this fraction of the memory the allocator may use.
+  double garbage_collection_threshold = 0.0;
+  // 0 or 1: round to 512 bytes only; n (a power of two): round to the next of n equal
+  // steps between two powers of two.
+  std::array<std::size_t, kRoundupIntervals> roundup_power2_divisions{};
+  // The variable the settings came from, for messages ("PYTORCH_ALLOC_CONF" by default).
+  std::string env_var = "PYTORCH_ALLOC_CONF";
+
+  // Divisions that apply to a request of `size` bytes.
+  std::size_t divisions_for(std::size_t size) const;
+
+  // Parses `text`; throws RuntimeError naming `env_var`, the bad item and the accepted
+  // keys and ranges. An empty text gives the defaults.
+  static AllocatorConfig parse(const std::string& text, const std::string& env_var);
+  // parse(getenv(env_var)), or the defaults when the variable is unset.
+  static AllocatorConfig from_env(const std::string& env_var);
+};
+
+}  // namespace torch_core

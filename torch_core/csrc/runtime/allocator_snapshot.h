@@ -1,0 +1,51 @@
+// What the caching device allocator holds, segment by segment (the data behind
+// torch.cuda.memory_snapshot()["segments"]).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "torch_core/runtime/device_runtime.h"
+
+namespace torch_core {
+
+enum class BlockState {
+  kActiveAllocated,    // handed out
+  kActivePendingFree,  // freed, waiting for events on streams it was used on
+  kInactive,           // cached, reusable
+};
+
+// "active_allocated", "active_pending_free", "inactive" (PyTorch's spelling).
+inline const char* block_state_name(BlockState state) {
+  switch (state) {
+    case BlockState::kActiveAllocated:
+      return "active_allocated";
+    case BlockState::kActivePendingFree:
+      return "active_pending_free";
+    case BlockState::kInactive:
+      break;
+  }
+  return "inactive";
+}
+
+struct BlockInfo {
+  std::uintptr_t address = 0;
+  std::size_t size = 0;
+  std::size_t requested_size = 0;  // 0 unless allocated
+  BlockState state = BlockState::kInactive;
+};
+
+struct SegmentInfo {
+  int device = 0;
+  std::uintptr_t address = 0;
+  std::size_t total_size = 0;
+  std::size_t allocated_size = 0;
+  std::size_t active_size = 0;
+  std::size_t requested_size = 0;
+  StreamHandle stream = nullptr;
+  bool is_large = false;  // segment_type "large" or "small"
+  std::vector<BlockInfo> blocks;  // in address order
+};
+
+}  // namespace torch_core

@@ -1,0 +1,117 @@
+#include "torch_core/runtime/caching_allocator.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "caching_allocator_device.h"
+
+namespace torch_core {
+
+using caching_allocator_detail::DeviceCache;
+
+CachingAllocator::CachingAllocator(DeviceRuntime& runtime, AllocatorConfig config,
+                                   std::string device_type)
+    : runtime_(runtime), config_(std::move(config)), device_type_(std::move(device_type)) {
+  const int count = runtime_.device_count();
+  devices_.reserve(static_cast<std::size_t>(count));
+  for (int device = 0; device < count; ++device)
+    devices_.push_back(std::make_unique<DeviceCache>(runtime_, device, config_, device_type_));
+}
+
+CachingAllocator::~CachingAllocator() = default;
+
+DeviceCache& CachingAllocator::device_cache(int device) const {
+  if (device < 0 || device >= device_count()) {
+    throw std::out_of_range("CachingAllocator: device " + std::to_string(device) +
+                            " is not in [0, " + std::to_string(device_count()) + ")");
+  }
+  return *devices_[static_cast<std::size_t>(device)];
+}
+
+CachingAllocator::Shard& CachingAllocator::shard(void* ptr) const {
+  const auto address = reinterpret_cast<std::uintptr_t>(ptr);
+  return shards_[(address >> 9) % kShards];
+}
+
+void* CachingAllocator::allocate(int device, std::size_t bytes, StreamHandle stream) {
+  DeviceCache& cache = device_cache(device);
+  if (bytes == 0) return nullptr;
+  Block* block = cache.malloc(bytes, stream);
+  void* ptr = block->ptr;
+  Shard& owner = shard(ptr);
+  std::lock_guard<std::mutex> lock(owner.mutex);
+  owner.allocations.emplace(ptr, Allocation{device, block});
+  return ptr;
+}
+
+void CachingAllocator::free(void* ptr) {
+  if (ptr == nullptr) return;
+  Allocation allocation{};
+  {
+    Shard& owner = shard(ptr);
+    std::lock_guard<std::mutex> lock(owner.mutex);
+    const auto it = owner.allocations.find(ptr);
+    if (it == owner.allocations.end()) {
+      std::ostringstream message;
+      message << "CachingAllocator::free: " << ptr
+              << " was not allocated by this allocator, or was freed already";
+      throw RuntimeError(message.str());
+    }
+    allocation = it->second;
+    owner.allocations.erase(it);
+  }
+  device_cache(allocation.device).free(allocation.block);
+}
+
+void CachingAllocator::record_stream(void* ptr, StreamHandle stream) {
+  if (ptr == nullptr) return;
+  Shard& owner = shard(ptr);
+  // Held across the device call so a concurrent free cannot delete the block meanwhile
+  // (lock order: shard, then device; nothing takes them the other way round).
+  std::lock_guard<std::mutex> lock(owner.mutex);
+  const auto it = owner.allocations.find(ptr);
+  if (it == owner.allocations.end()) {
+    std::ostringstream message;
+    message << "CachingAllocator::record_stream: " << ptr
+            << " is not a live allocation of this allocator";
+    throw RuntimeError(message.str());
+  }
+  device_cache(it->second.device).record_stream(it->second.block, stream);
+}
+
+void CachingAllocator::empty_cache() {
+  for (auto& device : devices_) device->empty_cache();
+}
+
+DeviceStats CachingAllocator::stats(int device) const { return device_cache(device).stats(); }
+
+void CachingAllocator::reset_peak_stats(int device) { device_cache(device).reset_peak_stats(); }
+
+void CachingAllocator::reset_accumulated_stats(int device) {
+  device_cache(device).reset_accumulated_stats();
+}
+
+std::vector<SegmentInfo> CachingAllocator::snapshot() const {
+  std::vector<SegmentInfo> segments;
+  for (const auto& device : devices_) {
+    const std::size_t first = segments.size();
+    device->append_snapshot(segments);
+    std::sort(segments.begin() + static_cast<std::ptrdiff_t>(first), segments.end(),
+              [](const SegmentInfo& a, const SegmentInfo& b) { return a.address < b.address; });
+  }
+  return segments;
+}
+
+MemoryInfo CachingAllocator::memory_info(int device) const {
+  device_cache(device);  // validates the index with this allocator's message
+  return runtime_.memory_info(device);
+}
+
+void CachingAllocator::set_memory_fraction(int device, double fraction) {
+  device_cache(device).set_memory_fraction(fraction);
+}
+
+}  // namespace torch_core

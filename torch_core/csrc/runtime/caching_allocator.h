@@ -1,0 +1,103 @@
+// The caching device allocator, written once over DeviceRuntime for every backend (the
+// design of PyTorch's CUDA caching allocator, c10/cuda/CUDACachingAllocator.cpp).
+//
+// - Memory comes from the runtime in segments and is handed out in blocks. A freed block
+//   is cached, not returned, and reused by later requests on the stream it was allocated
+//   on (best fit by size); big enough leftovers are split off and merged back on free.
+// - Requests up to 1 MiB share 2 MiB segments (small pool); 1..10 MiB requests share
+//   20 MiB segments; larger ones get segments rounded up to 2 MiB (large pool).
+// - record_stream(ptr, s): the block was used on stream s too. Its free records an event
+//   on s, and the block is reused only after the event completes.
+// - When the runtime is out of memory the allocator frees cached segments and retries,
+//   and raises OutOfMemoryError only when that fails too.
+//
+// Thread-safe: one mutex per device, and a sharded table from pointers to blocks.
+// It has no torch types: a c10::DeviceAllocator adapter wraps it (DataPtr, c10::Stream,
+// DeviceStats) and owns the choice of device and current stream.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "torch_core/runtime/allocator_config.h"
+#include "torch_core/runtime/allocator_errors.h"
+#include "torch_core/runtime/allocator_snapshot.h"
+#include "torch_core/runtime/allocator_stats.h"
+#include "torch_core/runtime/device_runtime.h"
+
+namespace torch_core {
+
+namespace caching_allocator_detail {
+class DeviceCache;
+struct Block;
+}  // namespace caching_allocator_detail
+
+class CachingAllocator {
+ public:
+  // `runtime` must outlive the allocator. `device_type` names the device in messages
+  // ("CUDA" gives "CUDA out of memory. ..."). Devices are runtime.device_count() at
+  // construction; nothing is asked of the runtime until the first allocation.
+  explicit CachingAllocator(DeviceRuntime& runtime, AllocatorConfig config = {},
+                            std::string device_type = "device");
+  // Gives all memory back to the runtime, allocated or cached: pointers still held by
+  // callers dangle. (A process-wide adapter may choose never to destroy it, as PyTorch.)
+  ~CachingAllocator();
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+
+  // At least `bytes` bytes on `device`, usable on `stream` without synchronization;
+  // nullptr for 0 bytes. Throws OutOfMemoryError, or std::out_of_range for a bad device.
+  void* allocate(int device, std::size_t bytes, StreamHandle stream);
+  // Returns `ptr` to the cache; nullptr is ignored. Throws RuntimeError for a pointer
+  // this allocator did not hand out.
+  void free(void* ptr);
+  // Marks `ptr` as used on `stream` as well as its allocation stream (see above).
+  void record_stream(void* ptr, StreamHandle stream);
+  // Gives every unused cached segment of every device back to the runtime, after
+  // waiting for the streams that blocks freed with record_stream were used on.
+  void empty_cache();
+
+  DeviceStats stats(int device) const;
+  void reset_peak_stats(int device);
+  void reset_accumulated_stats(int device);
+  // Every segment of every device, by device then address.
+  std::vector<SegmentInfo> snapshot() const;
+  // The runtime's view of the device: free and total bytes.
+  MemoryInfo memory_info(int device) const;
+  // Caps this allocator's reserved memory on `device` at fraction * total memory
+  // (torch.cuda.set_per_process_memory_fraction). Throws RuntimeError outside [0, 1].
+  void set_memory_fraction(int device, double fraction);
+
+  const AllocatorConfig& config() const { return config_; }
+  int device_count() const { return static_cast<int>(devices_.size()); }
+
+ private:
+  using Block = caching_allocator_detail::Block;
+  // Pointer -> block, split into shards with their own locks so that frees on different
+  // threads rarely contend (as PyTorch's allocated_blocks).
+  struct Allocation {
+    int device;
+    Block* block;
+  };
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<void*, Allocation> allocations;
+  };
+  static constexpr std::size_t kShards = 67;  // prime: addresses are 512-byte multiples
+
+  caching_allocator_detail::DeviceCache& device_cache(int device) const;
+  Shard& shard(void* ptr) const;
+
+  DeviceRuntime& runtime_;
+  const AllocatorConfig config_;
+  const std::string device_type_;
+  std::vector<std::unique_ptr<caching_allocator_detail::DeviceCache>> devices_;
+  mutable std::array<Shard, kShards> shards_;
+};
+
+}  // namespace torch_core

@@ -1,0 +1,65 @@
+// Internal to the caching allocator: blocks (pieces of runtime segments) and the pools
+// of cached blocks they are found in.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <set>
+
+#include "torch_core/runtime/device_runtime.h"
+
+namespace torch_core {
+namespace caching_allocator_detail {
+
+struct BlockPool;
+
+struct Block {
+  Block(StreamHandle on_stream, std::size_t bytes, BlockPool* owner, void* address)
+      : stream(on_stream), size(bytes), pool(owner), ptr(address) {}
+
+  StreamHandle stream;               // the stream it was allocated on; reused only there
+  std::set<StreamHandle> stream_uses;  // other streams it was used on (record_stream)
+  std::size_t size;
+  std::size_t requested_size = 0;    // the caller's size while allocated
+  BlockPool* pool;
+  void* ptr;
+  bool allocated = false;
+  // Neighbours within the same segment; both null for a whole, unsplit segment.
+  Block* prev = nullptr;
+  Block* next = nullptr;
+  int event_count = 0;               // events still to complete before reuse
+  int64_t gc_count_base = 0;         // pool's search count when it was cached
+
+  bool is_split() const { return prev != nullptr || next != nullptr; }
+};
+
+// Best fit per stream: ordered by (stream, size, address), so lower_bound on a key of the
+// wanted stream and size finds the smallest block of that stream that fits.
+struct BlockComparator {
+  bool operator()(const Block* a, const Block* b) const {
+    const auto stream_a = reinterpret_cast<std::uintptr_t>(a->stream);
+    const auto stream_b = reinterpret_cast<std::uintptr_t>(b->stream);
+    if (stream_a != stream_b) return stream_a < stream_b;
+    if (a->size != b->size) return a->size < b->size;
+    return reinterpret_cast<std::uintptr_t>(a->ptr) < reinterpret_cast<std::uintptr_t>(b->ptr);
+  }
+};
+
+struct BlockPool {
+  explicit BlockPool(bool small) : is_small(small) {}
+
+  void insert(Block* block) {
+    block->gc_count_base = free_block_searches;
+    blocks.insert(block);
+  }
+  // A cached block's age for garbage collection: searches of this pool since it was
+  // cached (a clock that advances only while the allocator is in use).
+  int64_t age(const Block* block) const { return free_block_searches - block->gc_count_base; }
+
+  std::set<Block*, BlockComparator> blocks;  // cached (free, reusable) blocks
+  const bool is_small;
+  int64_t free_block_searches = 0;  // advanced only when garbage collection is on
+};
+
+}  // namespace caching_allocator_detail
+}  // namespace torch_core

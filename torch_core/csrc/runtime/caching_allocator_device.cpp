@@ -1,0 +1,485 @@
+#include "caching_allocator_device.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+
+#include "torch_core/runtime/allocator_errors.h"
+#include "torch_core/runtime/allocator_sizes.h"
+
+namespace torch_core {
+namespace caching_allocator_detail {
+
+namespace sizes = allocator_sizes;
+
+DeviceCache::DeviceCache(DeviceRuntime& runtime, int device, const AllocatorConfig& config,
+                         const std::string& device_type)
+    : runtime_(runtime), device_(device), config_(config), device_type_(device_type) {
+  constexpr auto kMax = static_cast<std::size_t>(std::numeric_limits<int64_t>::max());
+  stats_.max_split_size = static_cast<int64_t>(std::min(config.max_split_size, kMax));
+}
+
+DeviceCache::~DeviceCache() {
+  try {
+    synchronize_and_free_events();
+    std::vector<Block*> blocks(active_blocks_.begin(), active_blocks_.end());
+    for (BlockPool* pool : {&large_blocks_, &small_blocks_})
+      blocks.insert(blocks.end(), pool->blocks.begin(), pool->blocks.end());
+    for (Block* block : blocks) {
+      // The head of a segment holds the runtime's pointer.
+      if (block->prev == nullptr) runtime_.free(device_, block->ptr);
+    }
+    for (Block* block : blocks) delete block;
+    for (EventHandle event : spare_events_) runtime_.destroy_event(event);
+  } catch (...) {
+    // A destructor must not throw; a runtime already shut down has nothing to give back.
+  }
+}
+
+// --- Allocation ----------------------------------------------------------------------
+
+Block* DeviceCache::malloc(std::size_t size, StreamHandle stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  process_events();
+  if (size > sizes::kMaxRequest) {
+    raise_out_of_memory(Request{size, size, size, &large_blocks_, stream});
+  }
+  const std::size_t rounded = sizes::round_size(size, config_);
+  Request request{size, rounded, sizes::segment_size(rounded),
+                  rounded <= sizes::kSmallSize ? &small_blocks_ : &large_blocks_, stream};
+
+  Block* block = find_cached(request);
+  if (block == nullptr) {
+    garbage_collect();
+    block = allocate_segment(request);
+    if (block == nullptr) {
+      // Out of device memory: give back cached segments, the fewest first, and retry.
+      ++stats_.num_alloc_retries;
+      if (release_available_cached_blocks(request)) block = allocate_segment(request);
+      if (block == nullptr) {
+        release_cached_blocks();
+        block = allocate_segment(request);
+      }
+      if (block == nullptr) raise_out_of_memory(request);
+    }
+  }
+  return take(block, request);
+}
+
+Block* DeviceCache::find_cached(Request& request) {
+  BlockPool& pool = *request.pool;
+  if (config_.garbage_collection_threshold > 0.0) ++pool.free_block_searches;
+  Block key(request.stream, request.size, &pool, nullptr);
+  const auto it = pool.blocks.lower_bound(&key);
+  if (it == pool.blocks.end() || (*it)->stream != request.stream) return nullptr;
+  Block* block = *it;
+  // Unsplittable (oversize) blocks are kept for oversize requests ...
+  if (request.size < config_.max_split_size && block->size >= config_.max_split_size)
+    return nullptr;
+  // ... and one much larger than an oversize request would waste the difference.
+  if (request.size >= config_.max_split_size &&
+      block->size - request.size >= config_.max_non_split_rounding_size)
+    return nullptr;
+  pool.blocks.erase(it);
+  return block;
+}
+
+Block* DeviceCache::allocate_segment(const Request& request) {
+  if (fraction_set_ && reserved_ + request.segment > allowed_bytes()) return nullptr;
+  void* ptr = runtime_.allocate(device_, request.segment);
+  if (ptr == nullptr) return nullptr;
+  reserved_ += request.segment;
+  ++stats_.num_device_alloc;
+  const auto bytes = static_cast<int64_t>(request.segment);
+  for_each_stat(*request.pool, [&](std::size_t type) {
+    stats_.segment[type].increase(1);
+    stats_.reserved_bytes[type].increase(bytes);
+  });
+  if (request.segment >= config_.max_split_size) stats_.oversize_segments.increase(1);
+  return new Block(request.stream, request.segment, request.pool, ptr);
+}
+
+bool DeviceCache::should_split(const Block* block, std::size_t size) const {
+  const std::size_t remaining = block->size - size;
+  if (block->pool->is_small) return remaining >= sizes::kMinBlockSize;
+  // A large remainder below 1 MiB could only ever serve small requests, which the large
+  // pool does not take, so it stays with the block.
+  return size < config_.max_split_size && remaining > sizes::kSmallSize;
+}
+
+// Hands out `block` (from the cache or a new segment), splitting off what it does not need.
+Block* DeviceCache::take(Block* block, const Request& request) {
+  BlockPool& pool = *request.pool;
+  const bool already_split = block->is_split();
+  if (should_split(block, request.size)) {
+    Block* remaining = block;
+    block = new Block(request.stream, request.size, &pool, remaining->ptr);
+    block->prev = remaining->prev;
+    if (block->prev != nullptr) block->prev->next = block;
+    block->next = remaining;
+    remaining->prev = block;
+    remaining->ptr = static_cast<char*>(remaining->ptr) + request.size;
+    remaining->size -= request.size;
+    pool.insert(remaining);
+    for_each_stat(pool, [&](std::size_t type) {
+      if (already_split) {  // an inactive split piece shrinks
+        stats_.inactive_split_bytes[type].decrease(static_cast<int64_t>(block->size));
+      } else {  // a whole segment becomes split: its remainder is a new inactive piece
+        stats_.inactive_split_bytes[type].increase(static_cast<int64_t>(remaining->size));
+        stats_.inactive_split[type].increase(1);
+      }
+    });
+  } else if (already_split) {  // an inactive split piece becomes active as a whole
+    for_each_stat(pool, [&](std::size_t type) {
+      stats_.inactive_split_bytes[type].decrease(static_cast<int64_t>(block->size));
+      stats_.inactive_split[type].decrease(1);
+    });
+  }
+
+  block->allocated = true;
+  block->requested_size = request.requested;
+  active_blocks_.insert(block);
+  for_each_stat(pool, [&](std::size_t type) {
+    stats_.allocation[type].increase(1);
+    stats_.allocated_bytes[type].increase(static_cast<int64_t>(block->size));
+    stats_.active[type].increase(1);
+    stats_.active_bytes[type].increase(static_cast<int64_t>(block->size));
+    stats_.requested_bytes[type].increase(static_cast<int64_t>(block->requested_size));
+  });
+  if (block->size >= config_.max_split_size) stats_.oversize_allocations.increase(1);
+  return block;
+}
+
+// --- Freeing -------------------------------------------------------------------------
+
+void DeviceCache::free(Block* block) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  block->allocated = false;
+  for_each_stat(*block->pool, [&](std::size_t type) {
+    stats_.allocation[type].decrease(1);
+    stats_.allocated_bytes[type].decrease(static_cast<int64_t>(block->size));
+  });
+  if (block->size >= config_.max_split_size) stats_.oversize_allocations.decrease(1);
+  if (block->stream_uses.empty()) {
+    cache(block);
+  } else {
+    record_events(block);  // cached once every stream it was used on passes its event
+  }
+}
+
+void DeviceCache::record_stream(Block* block, StreamHandle stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Work on the allocation stream is ordered with reuse already.
+  if (stream != block->stream) block->stream_uses.insert(stream);
+}
+
+// Returns a freed block (no events outstanding) to its pool, merged with free neighbours.
+void DeviceCache::cache(Block* block) {
+  const std::size_t original_size = block->size;
+  const std::size_t requested = block->requested_size;
+  BlockPool& pool = *block->pool;
+  int64_t split_blocks = 0;
+  int64_t split_bytes = 0;
+  const std::array<Block*, 2> neighbours = {block->prev, block->next};
+  for (Block* neighbour : neighbours) {
+    const std::size_t subsumed = try_merge(block, neighbour);
+    if (subsumed > 0) {  // that neighbour was an inactive split piece
+      split_blocks -= 1;
+      split_bytes -= static_cast<int64_t>(subsumed);
+    }
+  }
+  active_blocks_.erase(block);
+  block->requested_size = 0;
+  pool.insert(block);
+  if (block->is_split()) {
+    split_blocks += 1;
+    split_bytes += static_cast<int64_t>(block->size);
+  }
+  for_each_stat(pool, [&](std::size_t type) {
+    if (split_blocks > 0) stats_.inactive_split[type].increase(split_blocks);
+    if (split_blocks < 0) stats_.inactive_split[type].decrease(-split_blocks);
+    if (split_bytes > 0) stats_.inactive_split_bytes[type].increase(split_bytes);
+    if (split_bytes < 0) stats_.inactive_split_bytes[type].decrease(-split_bytes);
+    stats_.active[type].decrease(1);
+    stats_.active_bytes[type].decrease(static_cast<int64_t>(original_size));
+    stats_.requested_bytes[type].decrease(static_cast<int64_t>(requested));
+  });
+}
+
+// Folds `src` into `dst` when it is a cached neighbour; returns the bytes gained.
+std::size_t DeviceCache::try_merge(Block* dst, Block* src) {
+  if (src == nullptr || src->allocated || src->event_count > 0 || !src->stream_uses.empty())
+    return 0;
+  if (dst->prev == src) {
+    dst->ptr = src->ptr;
+    dst->prev = src->prev;
+    if (dst->prev != nullptr) dst->prev->next = dst;
+  } else {
+    dst->next = src->next;
+    if (dst->next != nullptr) dst->next->prev = dst;
+  }
+  const std::size_t subsumed = src->size;
+  dst->size += subsumed;
+  src->pool->blocks.erase(src);
+  delete src;
+  return subsumed;
+}
+
+// --- Stream events -------------------------------------------------------------------
+
+void DeviceCache::record_events(Block* block) {
+  for (StreamHandle stream : block->stream_uses) {
+    EventHandle event = nullptr;
+    if (spare_events_.empty()) {
+      event = runtime_.create_event(device_, /*enable_timing=*/false);
+    } else {
+      event = spare_events_.back();
+      spare_events_.pop_back();
+    }
+    runtime_.record_event(event, stream);
+    ++block->event_count;
+    pending_[stream].emplace_back(event, block);
+  }
+  block->stream_uses.clear();
+}
+
+void DeviceCache::process_events() {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    auto& queue = it->second;
+    while (!queue.empty()) {
+      const auto [event, block] = queue.front();
+      if (!runtime_.query_event(event)) break;  // later ones on this stream are later still
+      queue.pop_front();
+      spare_events_.push_back(event);
+      if (--block->event_count == 0) cache(block);
+    }
+    it = queue.empty() ? pending_.erase(it) : std::next(it);
+  }
+}
+
+void DeviceCache::synchronize_and_free_events() {
+  ++stats_.num_sync_all_streams;
+  for (auto& [stream, queue] : pending_) {
+    (void)stream;
+    for (const auto& [event, block] : queue) {
+      runtime_.synchronize_event(event);
+      spare_events_.push_back(event);
+      if (--block->event_count == 0) cache(block);
+    }
+  }
+  pending_.clear();
+}
+
+// --- Giving memory back --------------------------------------------------------------
+
+void DeviceCache::release_segment(Block* block) {
+  runtime_.free(device_, block->ptr);
+  block->pool->blocks.erase(block);
+  reserved_ -= block->size;
+  ++stats_.num_device_free;
+  for_each_stat(*block->pool, [&](std::size_t type) {
+    stats_.segment[type].decrease(1);
+    stats_.reserved_bytes[type].decrease(static_cast<int64_t>(block->size));
+  });
+  if (block->size >= config_.max_split_size) stats_.oversize_segments.decrease(1);
+  delete block;
+}
+
+void DeviceCache::release_pool(BlockPool& pool) {
+  for (auto it = pool.blocks.begin(); it != pool.blocks.end();) {
+    Block* block = *it++;
+    if (!block->is_split()) release_segment(block);  // split: the segment is in use
+  }
+}
+
+void DeviceCache::release_cached_blocks() {
+  synchronize_and_free_events();
+  release_pool(large_blocks_);
+  release_pool(small_blocks_);
+}
+
+// Frees the smallest whole cached segment big enough for `request`, else the largest ones
+// until enough is free. Both pools are searched: to the runtime a segment is just bytes.
+bool DeviceCache::release_available_cached_blocks(const Request& request) {
+  std::vector<Block*> whole;
+  for (BlockPool* pool : {&large_blocks_, &small_blocks_})
+    for (Block* block : pool->blocks)
+      if (!block->is_split()) whole.push_back(block);
+  std::sort(whole.begin(), whole.end(),
+            [](const Block* a, const Block* b) { return a->size < b->size; });
+  const auto fit = std::find_if(whole.begin(), whole.end(), [&](const Block* block) {
+    return block->size >= request.segment;
+  });
+  if (fit != whole.end()) {
+    release_segment(*fit);
+    return true;
+  }
+  std::size_t released = 0;
+  for (auto it = whole.rbegin(); it != whole.rend() && released < request.segment; ++it) {
+    released += (*it)->size;
+    release_segment(*it);
+  }
+  return released >= request.segment;
+}
+
+// When reserved memory is above garbage_collection_threshold of what the allocator may
+// use, frees whole cached large segments, oldest (least recently reusable) first, until
+// it is below again. Unlike running out of memory, this waits for no event.
+void DeviceCache::garbage_collect() {
+  if (config_.garbage_collection_threshold <= 0.0) return;
+  const auto threshold = static_cast<std::size_t>(config_.garbage_collection_threshold *
+                                                  static_cast<double>(allowed_bytes()));
+  if (reserved_ <= threshold) return;
+  const std::size_t target = reserved_ - threshold;
+
+  std::vector<Block*> candidates;
+  double total_age = 0;
+  for (Block* block : large_blocks_.blocks) {
+    if (block->is_split()) continue;
+    candidates.push_back(block);
+    total_age += static_cast<double>(large_blocks_.age(block));
+  }
+  std::size_t reclaimed = 0;
+  while (reclaimed < target && !candidates.empty()) {
+    // Free every block at least as old as the average, not just enough to reach the
+    // target, so the next allocation does not collect again at once.
+    const double average_age = total_age / static_cast<double>(candidates.size());
+    std::vector<Block*> younger;
+    for (Block* block : candidates) {
+      const auto age = static_cast<double>(large_blocks_.age(block));
+      if (age < average_age) {
+        younger.push_back(block);
+        continue;
+      }
+      reclaimed += block->size;
+      total_age -= age;
+      release_segment(block);
+    }
+    candidates.swap(younger);
+  }
+}
+
+// --- Limits, errors, reports ---------------------------------------------------------
+
+std::size_t DeviceCache::capacity() {
+  if (capacity_ == 0) capacity_ = runtime_.memory_info(device_).total_bytes;
+  return capacity_;
+}
+
+std::size_t DeviceCache::allowed_bytes() {
+  const double fraction = fraction_set_ ? memory_fraction_ : 1.0;
+  return static_cast<std::size_t>(fraction * static_cast<double>(capacity()));
+}
+
+void DeviceCache::raise_out_of_memory(const Request& request) {
+  ++stats_.num_ooms;
+  const MemoryInfo info = runtime_.memory_info(device_);
+  const auto allocated = static_cast<std::size_t>(stats_.allocated_bytes[kAggregatePool].current);
+  const std::string& env = config_.env_var;
+  std::ostringstream message;
+  message << device_type_ << " out of memory. Tried to allocate "
+          << sizes::format_size(request.requested) << ". " << device_type_ << " device "
+          << device_ << " has a total capacity of " << sizes::format_size(info.total_bytes)
+          << " of which " << sizes::format_size(info.free_bytes) << " is free. ";
+  if (fraction_set_) {
+    message << "This process may use " << sizes::format_size(allowed_bytes())
+            << " of it (memory fraction " << memory_fraction_ << "). ";
+  }
+  message << "Of the " << sizes::format_size(reserved_)
+          << " reserved by this process's caching allocator, "
+          << sizes::format_size(allocated) << " is allocated and "
+          << sizes::format_size(reserved_ - allocated)
+          << " is reserved but unallocated. If reserved but unallocated memory is large, "
+             "set max_split_size_mb in "
+          << env << " (e.g. " << env << "=max_split_size_mb:128) to avoid fragmentation; "
+          << "empty_cache() gives cached memory back to the device.";
+  throw OutOfMemoryError(message.str());
+}
+
+DeviceStats DeviceCache::stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+namespace {
+
+template <typename F>
+void for_each_array(DeviceStats& stats, F f) {
+  for (StatArray* array :
+       {&stats.allocation, &stats.segment, &stats.active, &stats.inactive_split,
+        &stats.allocated_bytes, &stats.reserved_bytes, &stats.active_bytes,
+        &stats.inactive_split_bytes, &stats.requested_bytes}) {
+    for (Stat& stat : *array) f(stat);
+  }
+  f(stats.oversize_allocations);
+  f(stats.oversize_segments);
+}
+
+}  // namespace
+
+void DeviceCache::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for_each_array(stats_, [](Stat& stat) { stat.reset_peak(); });
+}
+
+void DeviceCache::reset_accumulated_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for_each_array(stats_, [](Stat& stat) { stat.reset_accumulated(); });
+  stats_.num_alloc_retries = 0;
+  stats_.num_ooms = 0;
+  stats_.num_sync_all_streams = 0;
+  stats_.num_device_alloc = 0;
+  stats_.num_device_free = 0;
+}
+
+void DeviceCache::set_memory_fraction(double fraction) {
+  if (!(fraction >= 0.0 && fraction <= 1.0)) {
+    throw RuntimeError("set_memory_fraction: the fraction must be in [0, 1], got " +
+                       std::to_string(fraction));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  memory_fraction_ = fraction;
+  fraction_set_ = true;
+}
+
+void DeviceCache::empty_cache() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  release_cached_blocks();
+}
+
+void DeviceCache::append_snapshot(std::vector<SegmentInfo>& out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Block*> blocks(active_blocks_.begin(), active_blocks_.end());
+  for (BlockPool* pool : {&large_blocks_, &small_blocks_})
+    blocks.insert(blocks.end(), pool->blocks.begin(), pool->blocks.end());
+  for (Block* head : blocks) {
+    if (head->prev != nullptr) continue;
+    SegmentInfo segment;
+    segment.device = device_;
+    segment.address = reinterpret_cast<std::uintptr_t>(head->ptr);
+    segment.stream = head->stream;
+    segment.is_large = !head->pool->is_small;
+    for (const Block* block = head; block != nullptr; block = block->next) {
+      BlockInfo info;
+      info.address = reinterpret_cast<std::uintptr_t>(block->ptr);
+      info.size = block->size;
+      if (block->allocated) {
+        info.state = BlockState::kActiveAllocated;
+        info.requested_size = block->requested_size;
+      } else if (block->event_count > 0) {
+        info.state = BlockState::kActivePendingFree;
+      }
+      segment.total_size += block->size;
+      if (block->allocated) segment.allocated_size += block->size;
+      if (info.state != BlockState::kInactive) segment.active_size += block->size;
+      segment.requested_size += info.requested_size;
+      segment.blocks.push_back(info);
+    }
+    out.push_back(std::move(segment));
+  }
+}
+
+}  // namespace caching_allocator_detail
+}  // namespace torch_core

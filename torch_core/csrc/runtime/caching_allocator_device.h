@@ -1,0 +1,103 @@
+// Internal to the caching allocator: the cache of one device, behind one mutex.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "caching_allocator_block.h"
+#include "torch_core/runtime/allocator_config.h"
+#include "torch_core/runtime/allocator_snapshot.h"
+#include "torch_core/runtime/allocator_stats.h"
+#include "torch_core/runtime/device_runtime.h"
+
+namespace torch_core {
+namespace caching_allocator_detail {
+
+class DeviceCache {
+ public:
+  // `config` and `device_type` are owned by the CachingAllocator and outlive this.
+  DeviceCache(DeviceRuntime& runtime, int device, const AllocatorConfig& config,
+              const std::string& device_type);
+  // Gives every segment back to the runtime, allocated or not.
+  ~DeviceCache();
+  DeviceCache(const DeviceCache&) = delete;
+  DeviceCache& operator=(const DeviceCache&) = delete;
+
+  // A block of at least `size` bytes usable on `stream`; throws OutOfMemoryError.
+  Block* malloc(std::size_t size, StreamHandle stream);
+  void free(Block* block);
+  void record_stream(Block* block, StreamHandle stream);
+  // Waits for pending events, then gives every unsplit cached segment back.
+  void empty_cache();
+  DeviceStats stats();
+  void reset_peak_stats();
+  void reset_accumulated_stats();
+  void set_memory_fraction(double fraction);
+  void append_snapshot(std::vector<SegmentInfo>& out);
+
+ private:
+  struct Request {
+    std::size_t requested;  // the caller's size
+    std::size_t size;       // rounded block size
+    std::size_t segment;    // segment size to ask the runtime for
+    BlockPool* pool;
+    StreamHandle stream;
+  };
+
+  template <typename F>
+  void for_each_stat(const BlockPool& pool, F f) {
+    f(kAggregatePool);
+    f(pool.is_small ? kSmallPool : kLargePool);
+  }
+
+  Block* find_cached(Request& request);
+  Block* allocate_segment(const Request& request);
+  bool should_split(const Block* block, std::size_t size) const;
+  Block* take(Block* block, const Request& request);
+  void cache(Block* block);
+  std::size_t try_merge(Block* dst, Block* src);
+
+  void record_events(Block* block);
+  void process_events();
+  void synchronize_and_free_events();
+
+  // Releasing relies on runtime.free() waiting for work still queued on the memory, as
+  // cudaFree and the simulated runtime do: a freed block may still be in use by work on
+  // its stream, which the cache orders but the runtime's pool does not.
+  void release_segment(Block* block);
+  void release_pool(BlockPool& pool);
+  void release_cached_blocks();
+  bool release_available_cached_blocks(const Request& request);
+  void garbage_collect();
+
+  std::size_t capacity();
+  std::size_t allowed_bytes();
+  [[noreturn]] void raise_out_of_memory(const Request& request);
+
+  DeviceRuntime& runtime_;
+  const int device_;
+  const AllocatorConfig& config_;
+  const std::string& device_type_;
+
+  std::mutex mutex_;
+  DeviceStats stats_;
+  BlockPool large_blocks_{false};
+  BlockPool small_blocks_{true};
+  std::unordered_set<Block*> active_blocks_;  // allocated, or freed awaiting events
+  // Per stream, in record order, so the first not-yet-complete event ends the scan.
+  std::unordered_map<StreamHandle, std::deque<std::pair<EventHandle, Block*>>> pending_;
+  std::vector<EventHandle> spare_events_;
+  std::size_t reserved_ = 0;
+  std::size_t capacity_ = 0;         // looked up on first need
+  double memory_fraction_ = 1.0;
+  bool fraction_set_ = false;
+};
+
+}  // namespace caching_allocator_detail
+}  // namespace torch_core

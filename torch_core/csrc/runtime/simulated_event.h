@@ -1,0 +1,52 @@
+// One simulated event. Internal to the simulated runtime.
+//
+// Each record_event() starts a numbered record and queues a marker item on the stream;
+// the stream's worker completes the record when it reaches the marker, and takes the
+// time there, so elapsed times measure when the stream really got to each event. As in
+// CUDA, queries and waits refer to the latest record at the time they are made, and an
+// event never recorded counts as complete.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+
+namespace torch_core {
+
+class SimulatedEvent {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  SimulatedEvent(int device, bool enable_timing) : device_(device), timing_(enable_timing) {}
+
+  int device() const { return device_; }
+  bool timing_enabled() const { return timing_; }
+
+  // Starts a new record, whose marker goes on `stream`, and returns its id (1, 2, ...).
+  std::uint64_t begin_record(const void* stream);
+  // Marks record `id` complete (by the worker that reached its marker), timed now.
+  void complete(std::uint64_t id);
+  // The latest record's id, 0 when never recorded.
+  std::uint64_t latest_record() const;
+  bool is_complete(std::uint64_t id) const;
+  void wait(std::uint64_t id) const;
+  // True when record `id` is pending on `stream`: waiting for it from that stream's own
+  // worker would never finish.
+  bool pending_on(std::uint64_t id, const void* stream) const;
+  // When the latest record completed; throws RuntimeError (naming `role`, "start" or
+  // "end") when timing is disabled or the latest record is missing or not complete.
+  Clock::time_point completion_time(const char* role) const;
+
+ private:
+  const int device_;
+  const bool timing_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable completed_cv_;
+  std::uint64_t recorded_ = 0;   // id of the latest record
+  std::uint64_t completed_ = 0;  // id of the latest completed record
+  const void* recorded_on_ = nullptr;  // the stream of the latest record
+  Clock::time_point completed_at_{};
+};
+
+}  // namespace torch_core

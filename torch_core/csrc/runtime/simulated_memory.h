@@ -1,0 +1,50 @@
+// Host memory standing in for one simulated device's memory (or for pinned host memory):
+// aligned blocks tracked against a capacity, so that bad pointers and ranges are caught.
+// Internal to the simulated runtime.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+namespace torch_core {
+
+class SimulatedMemoryPool {
+ public:
+  // cudaMalloc guarantees 256-byte alignment; 512 is stricter, so code that works here
+  // never relies on more than CUDA gives. Sizes are accounted rounded up to it.
+  static constexpr std::size_t kAlignment = 512;
+
+  explicit SimulatedMemoryPool(std::size_t capacity_bytes) : capacity_(capacity_bytes) {}
+  ~SimulatedMemoryPool();  // releases what is still allocated
+  SimulatedMemoryPool(const SimulatedMemoryPool&) = delete;
+  SimulatedMemoryPool& operator=(const SimulatedMemoryPool&) = delete;
+
+  // nullptr when the block would take the pool past its capacity (or the host is out
+  // of memory). Zero bytes gives nullptr too, as cudaMalloc(0) does.
+  void* allocate(std::size_t bytes);
+  // False when `ptr` is not the start of a live block of this pool.
+  bool release(void* ptr);
+  // True when `ptr` is the start of a live block.
+  bool owns(const void* ptr) const;
+  // True when [ptr, ptr + bytes) lies inside one live block (interior pointers count:
+  // a caching allocator hands out pieces of its blocks).
+  bool contains(const void* ptr, std::size_t bytes) const;
+
+  std::size_t capacity() const { return capacity_; }
+  std::size_t used() const;
+
+ private:
+  struct Block {
+    std::size_t requested = 0;  // what a range check allows
+    std::size_t rounded = 0;    // what the capacity is charged
+  };
+
+  const std::size_t capacity_;
+  mutable std::mutex mutex_;
+  std::size_t used_ = 0;
+  std::map<std::uintptr_t, Block> blocks_;  // by start address, for containment lookups
+};
+
+}  // namespace torch_core

@@ -1,0 +1,454 @@
+#include "torch_core/runtime/simulated_runtime.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "torch_core/csrc/runtime/simulated_event.h"
+#include "torch_core/csrc/runtime/simulated_memory.h"
+#include "torch_core/csrc/runtime/simulated_stream.h"
+
+namespace torch_core {
+namespace {
+
+// CUDA's usual range on current GPUs is least 0, greatest -5; a narrower one keeps the
+// clamping visible in tests without pretending the simulator schedules by priority.
+constexpr StreamPriorityRange kPriorityRange{0, -2};
+
+std::atomic<std::uint64_t> next_runtime_id{1};
+
+// The current device is per thread (as cudaSetDevice's) and per runtime, so that two
+// runtimes in one process (tests make several) cannot see each other's setting.
+thread_local std::unordered_map<std::uint64_t, int> current_devices;
+
+std::string pointer_text(const void* ptr) {
+  std::ostringstream text;
+  text << ptr;
+  return text.str();
+}
+
+const char* kind_name(CopyKind kind) {
+  switch (kind) {
+    case CopyKind::kHostToDevice:
+      return "kHostToDevice";
+    case CopyKind::kDeviceToHost:
+      return "kDeviceToHost";
+    case CopyKind::kDeviceToDevice:
+      return "kDeviceToDevice";
+  }
+  return "an unknown CopyKind";
+}
+
+}  // namespace
+
+SimulatedRuntime::SimulatedRuntime(SimulatedConfig config)
+    : config_(config), id_(next_runtime_id.fetch_add(1)) {
+  if (config_.device_count < 0) {
+    throw RuntimeError("SimulatedConfig: device_count is " + std::to_string(config_.device_count) +
+                       "; expected 0 or more");
+  }
+  devices_.resize(static_cast<std::size_t>(config_.device_count));
+  for (int device = 0; device < config_.device_count; ++device) {
+    Device& state = devices_[static_cast<std::size_t>(device)];
+    state.memory = std::make_unique<SimulatedMemoryPool>(config_.memory_bytes_per_device);
+    state.default_stream = std::make_shared<SimulatedStream>(device, kPriorityRange.least);
+    streams_.emplace(state.default_stream.get(), state.default_stream);
+  }
+  // Pinned memory is bounded by the host only.
+  pinned_ = std::make_unique<SimulatedMemoryPool>(std::numeric_limits<std::size_t>::max());
+}
+
+SimulatedRuntime::~SimulatedRuntime() {
+  for (auto& entry : streams_) entry.second->shutdown();
+}
+
+// --- Devices -------------------------------------------------------------------------
+
+int SimulatedRuntime::device_count() const { return config_.device_count; }
+
+std::string SimulatedRuntime::unavailable_reason() const {
+  if (config_.device_count > 0) return "";
+  return "the simulated runtime is configured with 0 devices (TORCH_SIM_DEVICE_COUNT=0 or "
+         "SimulatedConfig::device_count = 0)";
+}
+
+void SimulatedRuntime::check_device(int device, const char* call) const {
+  if (device >= 0 && device < config_.device_count) return;
+  const std::string count = std::to_string(config_.device_count);
+  std::string message = std::string(call) + ": invalid simulated device index " +
+                        std::to_string(device) + ": the simulated runtime has " + count +
+                        " device(s), ";
+  message += config_.device_count == 0
+                 ? "so there are no valid indices"
+                 : "valid indices are 0.." + std::to_string(config_.device_count - 1);
+  throw std::out_of_range(message + " (set TORCH_SIM_DEVICE_COUNT for more)");
+}
+
+DeviceProperties SimulatedRuntime::properties(int device) const {
+  check_device(device, "properties");
+  DeviceProperties props;
+  props.name = "Simulated Device " + std::to_string(device);
+  props.total_memory_bytes = config_.memory_bytes_per_device;
+  props.major = 1;  // the simulator's own version, not a compute capability
+  props.minor = 0;
+  props.multiprocessor_count = 1;  // a stream runs one item at a time
+  return props;
+}
+
+int SimulatedRuntime::current_device() const {
+  const auto it = current_devices.find(id_);
+  return it == current_devices.end() ? 0 : it->second;
+}
+
+void SimulatedRuntime::set_current_device(int device) {
+  check_device(device, "set_current_device");
+  current_devices[id_] = device;
+}
+
+void SimulatedRuntime::synchronize_device(int device) {
+  check_device(device, "synchronize_device");
+  const std::vector<StreamPtr> streams = streams_of(device);
+  drain(streams);
+  std::string error;
+  for (const StreamPtr& stream : streams) {
+    std::string failure = stream->take_error();
+    if (error.empty()) error = std::move(failure);
+  }
+  {
+    std::lock_guard<std::mutex> lock(streams_mutex_);
+    std::string orphaned = std::exchange(devices_[static_cast<std::size_t>(device)].orphaned_error,
+                                         std::string());
+    if (error.empty()) error = std::move(orphaned);
+  }
+  if (!error.empty()) {
+    throw RuntimeError("synchronize_device: work queued on simulated device " +
+                       std::to_string(device) + " failed: " + error);
+  }
+}
+
+// --- Memory --------------------------------------------------------------------------
+
+void* SimulatedRuntime::allocate(int device, std::size_t bytes) {
+  check_device(device, "allocate");
+  return devices_[static_cast<std::size_t>(device)].memory->allocate(bytes);
+}
+
+void SimulatedRuntime::free(int device, void* ptr) {
+  check_device(device, "free");
+  if (ptr == nullptr) return;  // as cudaFree(nullptr)
+  SimulatedMemoryPool& memory = *devices_[static_cast<std::size_t>(device)].memory;
+  if (!memory.owns(ptr)) {
+    for (int other = 0; other < config_.device_count; ++other) {
+      if (devices_[static_cast<std::size_t>(other)].memory->owns(ptr)) {
+        throw RuntimeError("free: pointer " + pointer_text(ptr) + " was allocated on simulated device " +
+                           std::to_string(other) + ", not device " + std::to_string(device) +
+                           "; free it on the device that allocated it");
+      }
+    }
+    throw RuntimeError("free: pointer " + pointer_text(ptr) + " is not the start of memory allocated on "
+                       "simulated device " + std::to_string(device) +
+                       " (never allocated by this runtime, already freed, or an interior pointer)");
+  }
+  drain(streams_of(device));
+  // A concurrent free of the same pointer may have won while we drained.
+  if (!memory.release(ptr)) {
+    throw RuntimeError("free: pointer " + pointer_text(ptr) + " on simulated device " +
+                       std::to_string(device) + " was freed twice (concurrently)");
+  }
+}
+
+MemoryInfo SimulatedRuntime::memory_info(int device) const {
+  check_device(device, "memory_info");
+  const SimulatedMemoryPool& memory = *devices_[static_cast<std::size_t>(device)].memory;
+  MemoryInfo info;
+  info.total_bytes = memory.capacity();
+  info.free_bytes = memory.capacity() - memory.used();
+  return info;
+}
+
+void* SimulatedRuntime::allocate_host_pinned(std::size_t bytes) { return pinned_->allocate(bytes); }
+
+void SimulatedRuntime::free_host_pinned(void* ptr) {
+  if (ptr == nullptr) return;
+  if (!pinned_->owns(ptr)) {
+    throw RuntimeError("free_host_pinned: pointer " + pointer_text(ptr) +
+                       " is not the start of pinned memory from allocate_host_pinned (never "
+                       "allocated, already freed, or an interior pointer)");
+  }
+  drain(streams_of(-1));  // an async copy on any device may still read or write it
+  if (!pinned_->release(ptr)) {
+    throw RuntimeError("free_host_pinned: pointer " + pointer_text(ptr) + " was freed twice (concurrently)");
+  }
+}
+
+int SimulatedRuntime::device_holding(const void* ptr, std::size_t bytes) const {
+  for (int device = 0; device < config_.device_count; ++device) {
+    if (devices_[static_cast<std::size_t>(device)].memory->contains(ptr, bytes)) return device;
+  }
+  return -1;
+}
+
+bool SimulatedRuntime::is_pinned(const void* ptr, std::size_t bytes) const {
+  return pinned_->contains(ptr, bytes);
+}
+
+// The simulator's value is catching what CUDA would corrupt silently or reject: a device
+// side outside any allocation, or a host side that is really device memory.
+void SimulatedRuntime::check_copy(void* dst, const void* src, std::size_t bytes, CopyKind kind,
+                                  const char* call) const {
+  const bool dst_on_device = kind != CopyKind::kDeviceToHost;
+  const bool src_on_device = kind != CopyKind::kHostToDevice;
+  const auto check_side = [&](const void* ptr, bool on_device, const char* role) {
+    if (ptr == nullptr) {
+      throw RuntimeError(std::string(call) + ": the " + role + " pointer is null");
+    }
+    const bool in_device_memory = device_holding(ptr, bytes) >= 0;
+    if (on_device && !in_device_memory) {
+      throw RuntimeError(std::string(call) + " (" + kind_name(kind) + "): the " + role + " range [" +
+                         pointer_text(ptr) + ", +" + std::to_string(bytes) +
+                         " bytes) is not inside device memory allocated by this runtime");
+    }
+    if (!on_device && in_device_memory) {
+      throw RuntimeError(std::string(call) + " (" + kind_name(kind) + "): the " + role + " " +
+                         pointer_text(ptr) + " is device memory, but the copy kind says host; "
+                         "use the CopyKind that matches both sides");
+    }
+  };
+  check_side(dst, dst_on_device, "destination");
+  check_side(src, src_on_device, "source");
+}
+
+void SimulatedRuntime::memset_async(void* dst, int value, std::size_t bytes, StreamHandle stream) {
+  const StreamPtr target = find_stream(stream, "memset_async");
+  if (bytes == 0) return;
+  if (dst == nullptr || device_holding(dst, bytes) < 0) {
+    throw RuntimeError("memset_async: the range [" + pointer_text(dst) + ", +" + std::to_string(bytes) +
+                       " bytes) is not inside device memory allocated by this runtime");
+  }
+  target->enqueue([dst, value, bytes] { std::memset(dst, value, bytes); });
+}
+
+void SimulatedRuntime::memcpy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind,
+                                    StreamHandle stream) {
+  const StreamPtr target = find_stream(stream, "memcpy_async");
+  if (bytes == 0) return;
+  check_copy(dst, src, bytes, kind, "memcpy_async");
+  // As cudaMemcpyAsync: from pageable host memory the source is staged before the call
+  // returns (the caller may reuse it at once); into pageable host memory the call returns
+  // when the copy is done. Only pinned memory makes host copies truly asynchronous.
+  if (kind == CopyKind::kHostToDevice && !is_pinned(src, bytes)) {
+    const auto* begin = static_cast<const unsigned char*>(src);
+    std::vector<unsigned char> staged(begin, begin + bytes);
+    target->enqueue([dst, staged = std::move(staged)] { std::memcpy(dst, staged.data(), staged.size()); });
+    return;
+  }
+  const std::uint64_t position = target->enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); });
+  if (kind == CopyKind::kDeviceToHost && !is_pinned(dst, bytes)) target->wait(position);
+}
+
+void SimulatedRuntime::memcpy(void* dst, const void* src, std::size_t bytes, CopyKind kind) {
+  // As cudaMemcpy: on the current device's default stream, after the work queued there.
+  const int device = current_device();
+  check_device(device, "memcpy");
+  if (bytes == 0) return;
+  check_copy(dst, src, bytes, kind, "memcpy");
+  SimulatedStream& stream = *devices_[static_cast<std::size_t>(device)].default_stream;
+  stream.wait(stream.enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); }));
+  const std::string error = stream.take_error();
+  if (!error.empty()) {
+    throw RuntimeError("memcpy: earlier work on the default stream of simulated device " +
+                       std::to_string(device) + " failed: " + error);
+  }
+}
+
+// --- Streams -------------------------------------------------------------------------
+
+SimulatedRuntime::StreamPtr SimulatedRuntime::find_stream(StreamHandle stream, const char* call) const {
+  if (stream == nullptr) {
+    const int device = current_device();
+    check_device(device, call);
+    return devices_[static_cast<std::size_t>(device)].default_stream;
+  }
+  std::lock_guard<std::mutex> lock(streams_mutex_);
+  const auto it = streams_.find(stream);
+  if (it == streams_.end()) {
+    throw RuntimeError(std::string(call) + ": unknown stream handle " + pointer_text(stream) +
+                       " (not created by this runtime, or already destroyed)");
+  }
+  return it->second;
+}
+
+std::vector<SimulatedRuntime::StreamPtr> SimulatedRuntime::streams_of(int device) const {
+  std::vector<StreamPtr> result;
+  std::lock_guard<std::mutex> lock(streams_mutex_);
+  for (const auto& entry : streams_) {
+    if (device < 0 || entry.second->device() == device) result.push_back(entry.second);
+  }
+  return result;
+}
+
+void SimulatedRuntime::drain(const std::vector<StreamPtr>& streams) {
+  for (const StreamPtr& stream : streams) stream->wait(stream->last_position());
+}
+
+StreamHandle SimulatedRuntime::default_stream(int device) {
+  check_device(device, "default_stream");
+  return devices_[static_cast<std::size_t>(device)].default_stream.get();
+}
+
+StreamHandle SimulatedRuntime::create_stream(int device, int priority) {
+  check_device(device, "create_stream");
+  // As CUDA: a priority outside the range is clamped, not an error.
+  const int clamped = std::min(kPriorityRange.least, std::max(kPriorityRange.greatest, priority));
+  auto stream = std::make_shared<SimulatedStream>(device, clamped);
+  std::lock_guard<std::mutex> lock(streams_mutex_);
+  streams_.emplace(stream.get(), stream);
+  return stream.get();
+}
+
+void SimulatedRuntime::destroy_stream(StreamHandle stream) {
+  StreamPtr victim;
+  {
+    std::lock_guard<std::mutex> lock(streams_mutex_);
+    const auto it = streams_.find(stream);
+    if (it == streams_.end()) {
+      throw RuntimeError("destroy_stream: unknown stream handle " + pointer_text(stream) +
+                         " (not created by this runtime, or already destroyed)");
+    }
+    if (devices_[static_cast<std::size_t>(it->second->device())].default_stream == it->second) {
+      throw RuntimeError("destroy_stream: the default stream of simulated device " +
+                         std::to_string(it->second->device()) + " lives as long as the runtime");
+    }
+    if (SimulatedStream::current() == it->second.get()) {
+      throw RuntimeError("destroy_stream: a stream cannot be destroyed from its own work");
+    }
+    victim = it->second;
+    streams_.erase(it);
+  }
+  victim->shutdown();  // drains, then joins the worker
+  // Its failure must not vanish with it: the device's next synchronize reports it.
+  std::string error = victim->take_error();
+  if (!error.empty()) {
+    std::lock_guard<std::mutex> lock(streams_mutex_);
+    std::string& orphaned = devices_[static_cast<std::size_t>(victim->device())].orphaned_error;
+    if (orphaned.empty()) orphaned = "on a destroyed stream: " + error;
+  }
+}
+
+StreamPriorityRange SimulatedRuntime::stream_priority_range() const { return kPriorityRange; }
+
+bool SimulatedRuntime::query_stream(StreamHandle stream) {
+  const StreamPtr target = find_stream(stream, "query_stream");
+  return target->is_complete(target->last_position());
+}
+
+void SimulatedRuntime::synchronize_stream(StreamHandle stream) {
+  const StreamPtr target = find_stream(stream, "synchronize_stream");
+  target->wait(target->last_position());
+  const std::string error = target->take_error();
+  if (!error.empty()) {
+    throw RuntimeError("synchronize_stream: work queued on a stream of simulated device " +
+                       std::to_string(target->device()) + " failed: " + error);
+  }
+}
+
+void SimulatedRuntime::enqueue(StreamHandle stream, std::function<void()> work) {
+  const StreamPtr target = find_stream(stream, "enqueue");
+  if (!work) throw RuntimeError("enqueue: the work item is empty");
+  target->enqueue(std::move(work));
+}
+
+int SimulatedRuntime::stream_device(StreamHandle stream) const {
+  return find_stream(stream, "stream_device")->device();
+}
+
+int SimulatedRuntime::stream_priority(StreamHandle stream) const {
+  return find_stream(stream, "stream_priority")->priority();
+}
+
+// --- Events --------------------------------------------------------------------------
+
+SimulatedRuntime::EventPtr SimulatedRuntime::find_event(EventHandle event, const char* call) const {
+  std::lock_guard<std::mutex> lock(events_mutex_);
+  const auto it = events_.find(event);
+  if (it == events_.end()) {
+    throw RuntimeError(std::string(call) + ": unknown event handle " + pointer_text(event) +
+                       " (not created by this runtime, or already destroyed)");
+  }
+  return it->second;
+}
+
+EventHandle SimulatedRuntime::create_event(int device, bool enable_timing) {
+  check_device(device, "create_event");
+  auto event = std::make_shared<SimulatedEvent>(device, enable_timing);
+  std::lock_guard<std::mutex> lock(events_mutex_);
+  events_.emplace(event.get(), event);
+  return event.get();
+}
+
+void SimulatedRuntime::destroy_event(EventHandle event) {
+  // Pending markers hold their own reference, so, as in CUDA, an event may be destroyed
+  // before the work it captured has run.
+  std::lock_guard<std::mutex> lock(events_mutex_);
+  if (events_.erase(event) == 0) {
+    throw RuntimeError("destroy_event: unknown event handle " + pointer_text(event) +
+                       " (not created by this runtime, or already destroyed)");
+  }
+}
+
+void SimulatedRuntime::record_event(EventHandle event, StreamHandle stream) {
+  const EventPtr target = find_event(event, "record_event");
+  const StreamPtr on = find_stream(stream, "record_event");
+  if (target->device() != on->device()) {
+    throw RuntimeError("record_event: the event belongs to simulated device " +
+                       std::to_string(target->device()) + " but the stream to device " +
+                       std::to_string(on->device()) + "; as in CUDA they must match");
+  }
+  const std::uint64_t id = target->begin_record(on.get());
+  try {
+    on->enqueue([target, id] { target->complete(id); });
+  } catch (...) {
+    target->complete(id);  // the stream was destroyed meanwhile: leave no record pending forever
+    throw;
+  }
+}
+
+bool SimulatedRuntime::query_event(EventHandle event) {
+  const EventPtr target = find_event(event, "query_event");
+  return target->is_complete(target->latest_record());
+}
+
+void SimulatedRuntime::synchronize_event(EventHandle event) {
+  const EventPtr target = find_event(event, "synchronize_event");
+  const std::uint64_t id = target->latest_record();
+  const SimulatedStream* self = SimulatedStream::current();
+  if (self != nullptr && target->pending_on(id, self)) {
+    throw RuntimeError("synchronize_event: a work item waited for an event queued after it "
+                       "on its own stream: that would never finish");
+  }
+  target->wait(id);
+}
+
+void SimulatedRuntime::stream_wait_event(StreamHandle stream, EventHandle event) {
+  const StreamPtr waiter = find_stream(stream, "stream_wait_event");
+  const EventPtr target = find_event(event, "stream_wait_event");
+  // The wait is for the record current now, whose marker is already queued, so waits
+  // can never form a cycle. An event never recorded is complete: nothing to wait for.
+  const std::uint64_t id = target->latest_record();
+  if (id == 0) return;
+  waiter->enqueue([target, id] { target->wait(id); });
+}
+
+float SimulatedRuntime::elapsed_ms(EventHandle start, EventHandle end) {
+  const EventPtr first = find_event(start, "elapsed_ms");
+  const EventPtr second = find_event(end, "elapsed_ms");
+  const auto elapsed = second->completion_time("end") - first->completion_time("start");
+  return std::chrono::duration<float, std::milli>(elapsed).count();
+}
+
+}  // namespace torch_core

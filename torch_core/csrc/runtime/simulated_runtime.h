@@ -1,0 +1,123 @@
+// The simulated runtime: torch_core's runtime interface over host memory and host
+// threads, torch-free and vendor-free. It is the device CI runs everywhere and the
+// reference a new vendor's runtime is compared with.
+//
+// Model (the why of each choice is beside the code):
+// - Device memory is aligned host memory, charged against a per-device capacity;
+//   allocate() returns nullptr past it, and every pointer handed back is checked.
+// - Every stream, each device's default stream included, is a worker thread running its
+//   queue in order; streams run concurrently, so missing synchronisation gives wrong
+//   results rather than passing by luck. Priorities are recorded, not scheduled.
+// - Events are marker items in a stream's queue, timed by the worker that reaches them.
+// - Copies follow CUDA's host-memory rules: a copy from pageable host memory is staged at
+//   the call, a copy to pageable host memory returns when done, pinned memory is async.
+// - free() and free_host_pinned() wait for the device's (all devices') streams first, as
+//   cudaFree and cudaFreeHost synchronize, so queued work never touches freed memory.
+// - An exception thrown by stream work is kept and raised as RuntimeError by the next
+//   synchronize_stream / synchronize_device (or blocking memcpy) of that stream, once.
+// - A null StreamHandle means the current device's default stream, as stream 0 in CUDA.
+//
+// All methods are safe to call concurrently from any number of threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/runtime/simulated_config.h"
+
+namespace torch_core {
+
+class SimulatedEvent;
+class SimulatedMemoryPool;
+class SimulatedStream;
+
+class SimulatedRuntime final : public DeviceRuntime {
+ public:
+  explicit SimulatedRuntime(SimulatedConfig config = SimulatedConfig());
+  // Runs what is queued on every stream, then stops the workers and frees all memory.
+  ~SimulatedRuntime() override;
+  SimulatedRuntime(const SimulatedRuntime&) = delete;
+  SimulatedRuntime& operator=(const SimulatedRuntime&) = delete;
+
+  const SimulatedConfig& config() const { return config_; }
+
+  // --- DeviceRuntime -----------------------------------------------------------------
+  int device_count() const override;
+  std::string unavailable_reason() const override;
+  DeviceProperties properties(int device) const override;
+  int current_device() const override;
+  void set_current_device(int device) override;
+  void synchronize_device(int device) override;
+
+  void* allocate(int device, std::size_t bytes) override;
+  void free(int device, void* ptr) override;
+  MemoryInfo memory_info(int device) const override;
+  void* allocate_host_pinned(std::size_t bytes) override;
+  void free_host_pinned(void* ptr) override;
+  void memset_async(void* dst, int value, std::size_t bytes, StreamHandle stream) override;
+  void memcpy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind,
+                    StreamHandle stream) override;
+  void memcpy(void* dst, const void* src, std::size_t bytes, CopyKind kind) override;
+
+  StreamHandle default_stream(int device) override;
+  StreamHandle create_stream(int device, int priority) override;
+  void destroy_stream(StreamHandle stream) override;
+  StreamPriorityRange stream_priority_range() const override;
+  bool query_stream(StreamHandle stream) override;
+  void synchronize_stream(StreamHandle stream) override;
+
+  EventHandle create_event(int device, bool enable_timing) override;
+  void destroy_event(EventHandle event) override;
+  void record_event(EventHandle event, StreamHandle stream) override;
+  bool query_event(EventHandle event) override;
+  void synchronize_event(EventHandle event) override;
+  void stream_wait_event(StreamHandle stream, EventHandle event) override;
+  float elapsed_ms(EventHandle start, EventHandle end) override;
+
+  // --- Beyond the interface ----------------------------------------------------------
+  // Runs `work` on `stream` in stream order: the simulated device's "kernel launch".
+  void enqueue(StreamHandle stream, std::function<void()> work);
+  int stream_device(StreamHandle stream) const;
+  // The priority the stream got, after clamping into stream_priority_range().
+  int stream_priority(StreamHandle stream) const;
+
+ private:
+  using StreamPtr = std::shared_ptr<SimulatedStream>;
+  using EventPtr = std::shared_ptr<SimulatedEvent>;
+
+  struct Device {
+    std::unique_ptr<SimulatedMemoryPool> memory;
+    StreamPtr default_stream;
+    std::string orphaned_error;  // from destroyed streams; guarded by streams_mutex_
+  };
+
+  void check_device(int device, const char* call) const;
+  StreamPtr find_stream(StreamHandle stream, const char* call) const;
+  EventPtr find_event(EventHandle event, const char* call) const;
+  std::vector<StreamPtr> streams_of(int device) const;  // -1: every device
+  // The device whose memory holds [ptr, ptr + bytes), or -1.
+  int device_holding(const void* ptr, std::size_t bytes) const;
+  bool is_pinned(const void* ptr, std::size_t bytes) const;
+  void check_copy(void* dst, const void* src, std::size_t bytes, CopyKind kind,
+                  const char* call) const;
+  // Waits for what is queued now on each stream (no errors taken).
+  static void drain(const std::vector<StreamPtr>& streams);
+
+  const SimulatedConfig config_;
+  const std::uint64_t id_;  // keys this runtime's thread-local current device
+  std::vector<Device> devices_;
+  std::unique_ptr<SimulatedMemoryPool> pinned_;
+
+  mutable std::mutex streams_mutex_;
+  std::unordered_map<StreamHandle, StreamPtr> streams_;  // default streams included
+  mutable std::mutex events_mutex_;
+  std::unordered_map<EventHandle, EventPtr> events_;
+};
+
+}  // namespace torch_core
