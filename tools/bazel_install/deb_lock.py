@@ -1,4 +1,4 @@
-"""The lock file that pins every Debian package tools/bazel installs."""
+"""Lock files pinning the Debian packages of a private prefix (tools/bazel, tools/remote_cache)."""
 
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ def read_lock(path: Path = LOCK_PATH) -> list[PinnedDeb]:
     return pins
 
 
-def write_lock(pins: list[PinnedDeb], path: Path = LOCK_PATH) -> None:
+def write_lock(pins: list[PinnedDeb], path: Path = LOCK_PATH, header: str = HEADER) -> None:
     rows = sorted(pins, key=lambda pin: pin.package)
     body = "".join(
         f"{p.package}\t{p.version}\t{p.sha256}\t{p.size}\t{p.pool_path}\n" for p in rows
     )
-    path.write_text(HEADER + body)
+    path.write_text(header + body)

@@ -4,6 +4,7 @@ Bazel 7 is packaged only in Debian sid, while the machine runs bookworm. Both th
 generator and the installer read sid through a private apt state (own sources list, own
 lists and cache, an empty dpkg status), so the system's apt state is never touched and
 the package closure does not depend on what the machine happens to have installed.
+Other private prefixes (tools/remote_cache's nginx) use the same state with other suites.
 """
 
 from __future__ import annotations
@@ -14,6 +15,12 @@ from pathlib import Path
 
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 SOURCES_DIRS = (Path("/etc/apt/sources.list.d"), Path("/etc/apt"))
+# Suites the private state reads, each with its extra source options. Bazel's default.
+BOOKWORM_AND_SID = (
+    ("bookworm", ""),
+    # The mirror's sid index can be past its Valid-Until date.
+    ("sid", " check-valid-until=no"),
+)
 
 
 class AptError(RuntimeError):
@@ -31,14 +38,20 @@ def system_mirror() -> str:
                     return match.group(1).rstrip("/")
     raise AptError(
         "no Debian archive found in /etc/apt/sources.list.d or /etc/apt/sources.list; "
-        "tools/bazel installs Bazel from Debian packages and needs the machine's Debian mirror"
+        "tools/bazel and tools/remote_cache install Bazel and nginx from Debian packages "
+        "and need the machine's Debian mirror"
     )
 
 
 class PrivateApt:
     """apt-get / apt-cache / apt-helper over a private state directory."""
 
-    def __init__(self, state_dir: Path, mirror: str) -> None:
+    def __init__(
+        self,
+        state_dir: Path,
+        mirror: str,
+        suites: tuple[tuple[str, str], ...] = BOOKWORM_AND_SID,
+    ) -> None:
         self.state_dir = state_dir
         self.mirror = mirror
         (state_dir / "lists" / "partial").mkdir(parents=True, exist_ok=True)
@@ -46,9 +59,10 @@ class PrivateApt:
         (state_dir / "status").touch()
         sources = state_dir / "sources.list"
         sources.write_text(
-            f"deb [signed-by={KEYRING}] {mirror} bookworm main\n"
-            # The mirror's sid index can be past its Valid-Until date.
-            f"deb [signed-by={KEYRING} check-valid-until=no] {mirror} sid main\n"
+            "".join(
+                f"deb [signed-by={KEYRING}{options}] {mirror} {suite} main\n"
+                for suite, options in suites
+            )
         )
         self.options = [
             f"-oDir::Etc::SourceList={sources}",

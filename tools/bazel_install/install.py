@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Install Bazel 7 from pinned Debian sid packages into a private, self-contained prefix.
+"""Install pinned Debian packages into a private, self-contained prefix.
 
-Nothing on the system changes: packages are fetched into a private apt state, unpacked
-with dpkg-deb into a temporary directory beside the prefix, their ELF files re-pointed at
-the prefix's own glibc with the prefix's patchelf, and the directory renamed into place
-only when complete. A hash mismatch, a missing package or a failed step leaves no prefix.
+Used for Bazel 7 (Debian sid packages, tools/bazel) and for nginx (bookworm packages,
+tools/remote_cache). Nothing on the system changes: packages are fetched into a private
+apt state, unpacked with dpkg-deb into a temporary directory beside the prefix, relocated
+(`--relocate bazel`: ELF files re-pointed at the prefix's own glibc with the prefix's
+patchelf; `--relocate symlinks`: absolute symlinks re-rooted only, for packages that run
+on the system's glibc), and the directory renamed into place only when complete. A hash
+mismatch, a missing package or a failed step leaves no prefix.
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ from pathlib import Path
 
 from deb_lock import LOCK_PATH, PinnedDeb, read_lock
 from debian_apt import AptError, PrivateApt, system_mirror
-from prefix_patching import patch_prefix
+from prefix_patching import patch_prefix, reroot_symlinks
 
 COMPLETE_MARKER = ".complete"
 PARALLEL_DOWNLOADS = 8
+RELOCATIONS = ("bazel", "symlinks")
 
 
 class InstallError(RuntimeError):
@@ -40,16 +44,24 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def fetch_pinned(apt: PrivateApt, pins: list[PinnedDeb], debs_dir: Path) -> list[Path]:
+def fetch_pinned(
+    apt: PrivateApt, pins: list[PinnedDeb], debs_dir: Path, lock: Path = LOCK_PATH
+) -> list[Path]:
     def fetch(pin: PinnedDeb) -> Path:
         target = debs_dir / pin.file_name
         try:
             apt.download(pin.pool_path, target, pin.sha256)
         except AptError as error:
+            if "Hash Sum mismatch" in str(error):
+                raise InstallError(
+                    f"sha256 mismatch for {pin.file_name}: {lock.name} pins {pin.sha256}, the "
+                    "mirror's file differs (see below). The lock was edited or the mirror "
+                    f"serves another file; nothing was installed.\n{error}"
+                ) from error
             raise InstallError(
                 f"could not fetch {pin.package} {pin.version} ({pin.pool_path}).\n{error}\n"
-                "If the mirror no longer carries this version, regenerate the lock with "
-                "`python3 tools/bazel_install/update_lock.py` and commit it."
+                f"If the mirror no longer carries this version, regenerate {lock.name} with "
+                "the script its header names, and commit it."
             ) from error
         actual = sha256_of(target)
         if actual != pin.sha256:
@@ -68,19 +80,27 @@ def unpack(debs: list[Path], root: Path) -> None:
         subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
 
 
-def install(prefix: Path, lock: Path) -> None:
-    pins = read_lock(lock)
+def install(prefix: Path, lock: Path, label: str = "tools/bazel", relocate: str = "bazel") -> None:
+    try:
+        pins = read_lock(lock)
+    except (OSError, ValueError) as error:
+        raise InstallError(f"cannot read the lock file {lock}: {error}") from error
+    if not pins:
+        raise InstallError(f"the lock file {lock} pins no packages")
     prefix.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{prefix.name}.tmp-", dir=prefix.parent))
     try:
         apt = PrivateApt(staging / "apt", system_mirror())
         (staging / "debs").mkdir()
-        print(f"tools/bazel: fetching {len(pins)} pinned Debian packages ...", file=sys.stderr)
-        debs = fetch_pinned(apt, pins, staging / "debs")
+        print(f"{label}: fetching {len(pins)} pinned Debian packages ...", file=sys.stderr)
+        debs = fetch_pinned(apt, pins, staging / "debs", lock)
         root = staging / "root"
-        print("tools/bazel: unpacking and relocating into the private prefix ...", file=sys.stderr)
+        print(f"{label}: unpacking and relocating into the private prefix ...", file=sys.stderr)
         unpack(debs, root)
-        patch_prefix(staging_root=root, final_root=prefix, debs=debs)
+        if relocate == "bazel":
+            patch_prefix(staging_root=root, final_root=prefix, debs=debs)
+        else:
+            reroot_symlinks(root, prefix)
         (root / COMPLETE_MARKER).write_text("".join(f"{p.file_name}\n" for p in pins))
         os.rename(root, prefix)
     finally:
@@ -91,22 +111,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--prefix", type=Path, required=True)
     parser.add_argument("--lock", type=Path, default=LOCK_PATH)
+    parser.add_argument("--label", default="tools/bazel", help="names the tool in messages")
+    parser.add_argument("--relocate", choices=RELOCATIONS, default="bazel")
     args = parser.parse_args()
     prefix: Path = args.prefix.absolute()
+    label: str = args.label
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    # Two first runs at once (a build and a test in two shells) install once.
-    with open(prefix.parent / ".install.lock", "w") as guard:
+    # Two first runs at once (a build and a test in two shells) install once. One lock per
+    # prefix: installing nginx need not wait for a Bazel install.
+    with open(prefix.parent / f".{prefix.name}.install.lock", "w") as guard:
         fcntl.flock(guard, fcntl.LOCK_EX)
         if (prefix / COMPLETE_MARKER).exists():
             return 0
         if prefix.exists():
             shutil.rmtree(prefix)  # an incomplete prefix from an older installer
         try:
-            install(prefix, args.lock)
-        except (InstallError, AptError, subprocess.CalledProcessError) as error:
-            print(f"tools/bazel: install failed, no prefix left behind:\n{error}", file=sys.stderr)
+            install(prefix, args.lock, label, args.relocate)
+        except (InstallError, AptError, OSError, subprocess.CalledProcessError) as error:
+            print(f"{label}: install failed, no prefix left behind:\n{error}", file=sys.stderr)
             return 1
-    print(f"tools/bazel: Bazel installed in {prefix}", file=sys.stderr)
+    print(f"{label}: installed {prefix.name} in {prefix.parent}", file=sys.stderr)
     return 0
 
 

@@ -13,8 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from debian_apt import PrivateApt, system_mirror
 from deb_lock import LOCK_PATH, PinnedDeb, write_lock
+from debian_apt import PrivateApt, system_mirror
 
 ROOT_PACKAGES = ("bazel-bootstrap", "patchelf")
 URI_LINE = re.compile(r"^'(?P<uri>[^']+)' (?P<file>\S+) (?P<size>\d+) ")
@@ -31,6 +31,11 @@ def resolve_closure(apt: PrivateApt) -> list[PinnedDeb]:
         if match:
             package, version = match.group("file").split("_")[:2]
             wanted.append(f"{package}={version.replace('%3a', ':')}")
+    return pin_versions(apt, wanted)
+
+
+def pin_versions(apt: PrivateApt, wanted: list[str]) -> list[PinnedDeb]:
+    """Pins for `package=version` (or bare `package`: its candidate) from the apt records."""
     records = apt.run("apt-cache", "show", "--no-all-versions", *wanted)
     pins = []
     for record in records.strip().split("\n\n"):
