@@ -15,6 +15,8 @@ import torch_cuda
 
 # The configured architectures (//toolchains/cuda:archs), passed by the BUILD file.
 CONFIGURED_ARCHS = os.environ["CONFIGURED_CUDA_ARCHS"].split(",")
+# "1" when this test was built with --stamp (--config=stamp), from the BUILD file.
+STAMPED = os.environ["BUILT_WITH_STAMP"] == "1"
 
 
 def runfile(path: str) -> Path:
@@ -41,6 +43,20 @@ class CudacBesideCpuTorch(unittest.TestCase):
         self.assertEqual(list(info.archs), CONFIGURED_ARCHS)
         self.assertEqual(info.device_type, "cuda")
         self.assertTrue(torch_cuda.backends.is_built())
+
+    def test_build_info_names_what_it_was_built_from(self) -> None:
+        info = _CUDAC.build_info()
+        # Read from the pinned wheel's torch/version.py at build time: the torch imported
+        # here is the one _CUDAC was compiled against.
+        self.assertEqual(info["torch_version"], torch.__version__)
+        self.assertEqual(info["cuda_version"], _CUDAC.cuda_version)
+        self.assertEqual(info["cudart_version"], _CUDAC.cudart_version)
+        self.assertEqual(info["archs"], CONFIGURED_ARCHS)
+        if STAMPED:
+            self.assertRegex(info["git_revision"], r"^[0-9a-f]{40}(-dirty)?$")
+        else:
+            # An unstamped build carries no revision, so it is the same from any checkout.
+            self.assertEqual(info["git_revision"], "unstamped")
 
     def test_kernels_carry_every_configured_arch(self) -> None:
         listing = cuobjdump("--list-elf")

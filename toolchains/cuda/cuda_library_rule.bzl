@@ -10,6 +10,7 @@ CcInfo that cc_library, cc_binary and cc_test consume as usual.
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain", "use_cpp_toolchain")
 load(":cuda_archs.bzl", "gencode_flags")
+load(":reproducible.bzl", "NVCC_REPRODUCIBLE_ENV", "nvcc_reproducible_flags")
 
 visibility(["//toolchains/cuda", "//tests/audits/fixtures"])
 
@@ -30,6 +31,9 @@ def _compile_one(ctx, cc_toolchain, src, compilation_context, arch_flags):
     args.add("-ccbin", cc_toolchain.compiler_executable)
     args.add_all(["-std=c++17", "-O3", "-Xcompiler", "-fPIC"])
     args.add_all(arch_flags)
+
+    # No paths, process ids or times in the object: see reproducible.bzl.
+    args.add_all(nvcc_reproducible_flags(src, obj))
     args.add_all(_include_flags(compilation_context))
     args.add_all(["-D" + d for d in ctx.attr.defines])
     for flag in ctx.attr.host_copts:
@@ -47,7 +51,7 @@ def _compile_one(ctx, cc_toolchain, src, compilation_context, arch_flags):
         mnemonic = "CudaCompile",
         progress_message = "Compiling CUDA " + src.short_path,
         # nvcc looks for the host compiler's helpers (as, ld) on PATH.
-        env = {"PATH": "/usr/bin:/bin"},
+        env = dict(NVCC_REPRODUCIBLE_ENV, PATH = "/usr/bin:/bin"),
     )
     return obj
 

@@ -28,6 +28,19 @@ std::vector<std::string> built_archs() {
   return archs;
 }
 
+// What this module was built from and for (toolchains/cuda/cuda_build_info.bzl). The git
+// revision is "unstamped" unless built with --config=stamp, which keeps unstamped builds
+// bit-identical wherever they are built.
+py::dict build_info() {
+  py::dict info;
+  info["cuda_version"] = TORCH_CUDA_BUILD_CUDA_VERSION;
+  info["cudart_version"] = CUDART_VERSION;
+  info["archs"] = built_archs();
+  info["torch_version"] = TORCH_CUDA_BUILD_TORCH_VERSION;
+  info["git_revision"] = TORCH_CUDA_BUILD_GIT_REVISION;
+  return info;
+}
+
 py::dict device_properties(int device) {
   const torch_core::DeviceProperties props = torch_cuda::CudaRuntime().properties(device);
   py::dict result;
@@ -50,6 +63,9 @@ PYBIND11_MODULE(_CUDAC, m) {
   m.attr("built_archs") = built_archs();
   // The dispatch key torch_cuda registers on, named by the stock CPU libc10 itself.
   m.attr("device_type") = c10::DeviceTypeName(c10::DeviceType::CUDA, /*lower_case=*/true);
+
+  m.def("build_info", &build_info,
+        "CUDA version, cudart version, archs, torch version built against, git revision.");
 
   m.def("device_count", [] { return torch_cuda::CudaRuntime().device_count(); },
         "Number of CUDA devices; 0 when there is no GPU or no driver.");

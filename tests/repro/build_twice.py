@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Builds the release artifacts twice, from two checkouts, and checks they are bit-identical.
+
+The two builds differ in everything that must not matter: the checkout path (and its
+length), the files' modification times, the output base (so every sandbox and execroot
+path), the Bazel server and the process ids nvcc and gcc run under. Neither may take an
+action result from a cache: the disk cache is turned off and remote results are not
+accepted, so every artifact is really compiled twice. The repository cache stays shared
+(fetched wheels are pinned by sha256).
+
+The working tree is copied as git sees it: tracked files plus untracked ones that are not
+ignored (`git ls-files -co --exclude-standard`), so uncommitted changes are checked too.
+
+Prints a digest table; on a mismatch names the first differing artifact, shows where it
+differs, and exits 1 (2 when a build fails). .ci/run runs it after the tests; it takes
+about two minutes on two cores. Usage:
+  tests/repro/build_twice.py [--keep] [--source DIR] [--bazel_flag=FLAG ...] [TARGET ...]
+e.g. --bazel_flag=--compilation_mode=opt to check an optimised build.
+
+It is a script rather than a test under //tests/...: it needs two Bazel servers with output
+bases of their own and caches turned off, which a sandboxed test action cannot start (and
+a test would itself be cached, when the point is to build from nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# What must come out bit-identical: every output file of these targets that Bazel
+# generates (sources they list are skipped). Add a target here to check it too (the wheel:
+# one more line).
+TARGETS = [
+    "//third_device/torch_cuda:all",
+]
+
+# Both builds must really run every action: no disk cache, no remote cache hits, and no
+# stamping (an unstamped build must not depend on the time or the git state).
+BUILD_FLAGS = [
+    "--disk_cache=",
+    "--noremote_accept_cached",
+    "--noremote_upload_local_results",
+    "--nostamp",
+    "--color=no",
+    "--curses=no",
+    "--show_progress_rate_limit=30",
+]
+
+
+def log(message: str) -> None:
+    print(f"build_twice: {message}", file=sys.stderr, flush=True)
+
+
+# The first copy's files are dated this (2001-01-01); the second's are dated when it is made,
+# as two clones would be, so a file time that gets into an artifact shows up as a difference.
+OLD_MTIME = 978307200
+
+
+def copy_tree(source: Path, dest: Path) -> int:
+    """Copies the files git would see in `source` (tracked + untracked, not ignored)."""
+    listing = subprocess.run(
+        ["git", "-C", str(source), "ls-files", "-z", "-co", "--exclude-standard"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    count = 0
+    for name in sorted(set(listing.decode().split("\0")) - {""}):
+        src = source / name
+        if not src.exists() and not src.is_symlink():
+            continue  # deleted in the working tree but not yet in git
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target, follow_symlinks=False)
+        os.utime(target, (OLD_MTIME, OLD_MTIME), follow_symlinks=False)
+        count += 1
+    return count
+
+
+class Checkout:
+    """One copy of the tree with its own output base (and so its own Bazel server)."""
+
+    def __init__(self, root: Path, output_base: Path) -> None:
+        self.root = root
+        self.output_base = output_base
+        # The server unpacks its JNI library into java.io.tmpdir and leaves it there: keep
+        # it in the work directory, which is deleted at the end, rather than in /tmp.
+        jvm_tmp = output_base.parent / f"{output_base.name}.jvm_tmp"
+        jvm_tmp.mkdir(parents=True, exist_ok=True)
+        self.command = [
+            str(root / "tools" / "bazel"),
+            f"--output_base={output_base}",
+            f"--host_jvm_args=-Djava.io.tmpdir={jvm_tmp}",
+        ]
+
+    def bazel(self, *args: str) -> None:
+        status = subprocess.run([*self.command, *args], cwd=self.root, check=False).returncode
+        if status != 0:
+            raise RuntimeError(f"bazel {' '.join(args)} failed in {self.root} ({status})")
+
+    def build(self, targets: Sequence[str], flags: Sequence[str]) -> dict[str, Path]:
+        """Builds `targets`; returns their generated output files, by execroot path."""
+        events = self.output_base.parent / f"{self.output_base.name}.bep.json"
+        self.bazel(
+            "build", *BUILD_FLAGS, *flags, f"--build_event_json_file={events}", "--", *targets
+        )
+        # The Build Event Protocol lists every output file of the requested targets (as
+        # `cquery --output=files` would, without a second analysis).
+        outputs = {}
+        for line in events.read_text().splitlines():
+            event = json.loads(line)
+            for file in event.get("namedSetOfFiles", {}).get("files", []):
+                name = "/".join([*file.get("pathPrefix", []), file["name"]])
+                # Only what Bazel generated: sources are identical by construction.
+                if name.startswith("bazel-out/"):
+                    outputs[name] = Path(urllib.parse.unquote(file["uri"].removeprefix("file://")))
+        if not outputs:
+            raise RuntimeError(f"bazel built no files for {' '.join(targets)}")
+        return outputs
+
+    def shutdown(self) -> None:
+        subprocess.run(
+            [*self.command, "shutdown"],
+            cwd=self.root,
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def strings(path: Path) -> list[str]:
+    if shutil.which("strings") is None:
+        return []
+    result = subprocess.run(["strings", "-a", "-n", "6", str(path)], capture_output=True, text=True)
+    return result.stdout.splitlines()
+
+
+def explain(first: Path, second: Path) -> None:
+    """Where two artifacts differ: the first byte, and the printable strings that differ."""
+    a, b = first.read_bytes(), second.read_bytes()
+    offset = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    print(f"  sizes {len(a)} vs {len(b)}; first difference at byte {offset:#x}")
+    diff = list(
+        difflib.unified_diff(
+            strings(first), strings(second), "build 1", "build 2", n=0, lineterm=""
+        )
+    )
+    if diff:
+        print("  strings that differ (first 20 lines):")
+        for line in diff[2:22]:
+            print(f"    {line}")
+
+
+def compare(first: dict[str, Path], second: dict[str, Path]) -> bool:
+    """Prints `sha256  result  artifact` per artifact; True when all are identical."""
+    names = sorted(first.keys() | second.keys())
+    print(f"{'sha256 (build 1)':<64}  {'build 2':<9}  {'bytes':>9}  artifact")
+    mismatch: str | None = None
+    for name in names:
+        one, two = (
+            sha256(built[name]) if name in built else "(missing)" for built in (first, second)
+        )
+        size = first[name].stat().st_size if name in first else 0
+        print(f"{one:<64}  {'same' if one == two else 'DIFFERENT':<9}  {size:>9}  {name}")
+        if one != two:
+            print(f"{two:<64}  ^ build 2")
+            mismatch = mismatch or name
+    if mismatch is None:
+        print(f"build_twice: {len(names)} artifacts bit-identical across both builds")
+        return True
+    print(f"build_twice: FIRST DIFFERENCE: {mismatch}")
+    if mismatch in first and mismatch in second:
+        explain(first[mismatch], second[mismatch])
+    return False
+
+
+def remove_tree(path: Path) -> None:
+    """rmtree that also removes the read-only files and directories Bazel leaves."""
+
+    def make_writable(function: Callable[..., object], name: str, _error: object) -> None:
+        os.chmod(os.path.dirname(name), stat.S_IRWXU)
+        if os.path.isdir(name) and not os.path.islink(name):
+            os.chmod(name, stat.S_IRWXU)
+        function(name)
+
+    if path.exists():
+        shutil.rmtree(path, onerror=make_writable)  # onexc is 3.12+
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", type=Path, default=REPO, help="the checkout to copy")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
+    parser.add_argument(
+        "--bazel_flag",
+        action="append",
+        default=[],
+        help="a further flag for both builds (repeatable): --bazel_flag=--compilation_mode=opt",
+    )
+    parser.add_argument("targets", nargs="*", default=TARGETS, help=f"default: {TARGETS}")
+    args = parser.parse_args(argv)
+
+    workdir = Path(tempfile.mkdtemp(prefix="build_twice."))
+    # Different lengths, so a path that leaks in also shifts every offset after it.
+    checkouts = [
+        Checkout(workdir / "a" / "src", workdir / "ob1"),
+        Checkout(workdir / "second_checkout_longer" / "torch_cuda_src", workdir / "output_base_2"),
+    ]
+    started = time.monotonic()
+    try:
+        # One snapshot, copied: the tree may change while the first build runs. shutil.copy
+        # leaves the second copy's files dated now.
+        count = copy_tree(args.source.resolve(), checkouts[0].root)
+        shutil.copytree(
+            checkouts[0].root, checkouts[1].root, symlinks=True, copy_function=shutil.copy
+        )
+        built = []
+        for number, checkout in enumerate(checkouts, 1):
+            log(f"build {number}: {count} files, {checkout.root}, {checkout.output_base.name}")
+            built.append(checkout.build(args.targets, args.bazel_flag))
+        identical = compare(*built)
+    except RuntimeError as error:
+        log(str(error))
+        return 2
+    finally:
+        for checkout in checkouts:
+            if checkout.root.exists():
+                checkout.shutdown()
+        if args.keep:
+            log(f"kept {workdir}")
+        else:
+            remove_tree(workdir)
+    log(f"done in {time.monotonic() - started:.0f}s")
+    return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
