@@ -6,8 +6,9 @@ what this machine can run; on a GPU machine it also runs the elementwise kernel.
 
 from __future__ import annotations
 
-import _CUDAC
 import torch
+
+import _CUDAC
 import torch_cuda
 
 _ROUND_TRIP_ELEMENTS = 1 << 20
