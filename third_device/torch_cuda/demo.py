@@ -20,7 +20,9 @@ def main() -> int:
     print(f"torch_cuda CUDA       {info.cuda_version} (cudart {info.cudart_version})")
     print(f"kernel architectures  {', '.join(info.archs)}")
     print(f"dispatch key          {info.device_type}")
-    count = torch_cuda.device_count()
+    stamp = _CUDAC.build_info()
+    print(f"built against torch   {stamp['torch_version']}, revision {stamp['git_revision']}")
+    count = torch_cuda.core.device_count()
     if count == 0:
         print(f"CUDA devices          0 ({_CUDAC.unavailable_reason()})")
         print("no GPU here: the kernels were compiled for the architectures above, not run")

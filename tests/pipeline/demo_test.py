@@ -1,0 +1,31 @@
+"""The README's main job ends in `tools/bazel run //third_device/torch_cuda:demo`: run it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import unittest
+from pathlib import Path
+
+DEMO = Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"] / sys.argv[1]
+CONFIGURED_ARCHS = os.environ["CONFIGURED_CUDA_ARCHS"].split(",")
+
+
+class DemoTest(unittest.TestCase):
+    def test_demo_reports_build_and_devices(self):
+        result = subprocess.run([str(DEMO)], capture_output=True, text=True, check=False)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertIn(f"kernel architectures  {', '.join(CONFIGURED_ARCHS)}", lines)
+        self.assertIn("dispatch key          cuda", lines)
+        devices = next(line for line in lines if line.startswith(("CUDA devices", "cuda:0")))
+        if devices.startswith("CUDA devices"):
+            # No GPU: the count is 0 and cudart's reason is given.
+            self.assertRegex(devices, r"^CUDA devices +0 \(cuda\w+: .+\)$")
+        else:
+            self.assertIn("add kernel max abs error 0", devices)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])
