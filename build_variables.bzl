@@ -54,6 +54,76 @@ torch_core_host_allocator_sources = [
     "csrc/runtime/host_pinned_allocator.cpp",
 ]
 
+# torch_core device layer: the c10/ATen face of a backend over its runtime (stream registry,
+# device guard, caching device allocator adapter, pinned host allocator, Philox generator,
+# PrivateUse1 hooks), generic over the device type.
+torch_core_device_headers = [
+    "csrc/device/backend.h",
+    "csrc/device/device_allocator.h",
+    "csrc/device/device_guard.h",
+    "csrc/device/host_allocator.h",
+    "csrc/device/lazy_runtime.h",
+    "csrc/device/philox_generator.h",
+    "csrc/device/privateuse1_hooks.h",
+    "csrc/device/register_backend.h",
+    "csrc/device/storage_resize.h",
+    "csrc/device/stream_registry.h",
+]
+
+torch_core_device_sources = [
+    "csrc/device/backend.cpp",
+    "csrc/device/device_allocator.cpp",
+    "csrc/device/device_guard.cpp",
+    "csrc/device/host_allocator.cpp",
+    "csrc/device/lazy_runtime.cpp",
+    "csrc/device/philox_generator.cpp",
+    "csrc/device/privateuse1_hooks.cpp",
+    "csrc/device/register_backend.cpp",
+    "csrc/device/storage_resize.cpp",
+    "csrc/device/stream_registry.cpp",
+]
+
+# torch_core device layer, Python face: the functions every device module is built from.
+torch_core_device_python_headers = [
+    "csrc/device/python_bindings.h",
+]
+
+torch_core_device_python_sources = [
+    "csrc/device/python_bindings.cpp",
+]
+
+# torch_core Python package: the device-module builder.
+torch_core_python_sources = [
+    "python/torch_core/__init__.py",
+    "python/torch_core/device_module.py",
+]
+
+# torch_core kernel loop API, host side (torch-free, header-only).
+torch_core_kernel_loop_headers = [
+    "csrc/aten/kernel_loop.h",
+]
+
+# torch_core aten layer: the generic native ops every backend registers (memory, copies,
+# views, scalars), the CPU fallback with its policy and counters, the device-kernel hooks.
+torch_core_aten_headers = [
+    "csrc/aten/cpu_fallback.h",
+    "csrc/aten/device_kernels.h",
+    "csrc/aten/native_ops.h",
+    "csrc/aten/native_registration.h",
+    "csrc/aten/tensor_loop.h",
+]
+
+torch_core_aten_sources = [
+    "csrc/aten/copy_ops.cpp",
+    "csrc/aten/cpu_fallback.cpp",
+    "csrc/aten/device_kernels.cpp",
+    "csrc/aten/memory_ops.cpp",
+    "csrc/aten/native_registration.cpp",
+    "csrc/aten/op_support.h",
+    "csrc/aten/scalar_ops.cpp",
+    "csrc/aten/view_ops.cpp",
+]
+
 # torch_cuda framework: the runtime over cudart (host C++, compiled by the C++ toolchain).
 torch_cuda_framework_sources = [
     "csrc/framework/cuda_device_runtime.cpp",
@@ -86,4 +156,30 @@ torch_cuda_python_sources = [
     "torch_cuda/backends/__init__.py",
     "torch_cuda/core/__init__.py",
     "torch_cuda/core/version.py",
+]
+
+# torch_sim: the PrivateUse1 reference backend on the simulated runtime.
+torch_sim_headers = [
+    "csrc/aten/sim_kernels.h",
+    "csrc/sim_backend.h",
+]
+
+torch_sim_sources = [
+    "csrc/aten/elementwise_ops.cpp",
+    "csrc/aten/op_helpers.h",
+    "csrc/aten/random_ops.cpp",
+    "csrc/aten/reduction_ops.cpp",
+    "csrc/aten/registration.cpp",
+    "csrc/aten/sim_kernels.cpp",
+    "csrc/sim_backend.cpp",
+]
+
+# torch_python_sim: the _SIMC extension module.
+torch_python_sim_sources = [
+    "csrc/python/sim_module.cpp",
+]
+
+# The torch_sim Python package.
+torch_sim_python_sources = [
+    "torch_sim/__init__.py",
 ]

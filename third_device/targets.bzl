@@ -17,7 +17,15 @@ TORCH_CUDA_TARGETS = [
     "//third_device/torch_cuda:torch_python_cuda",
 ]
 
-THIRD_DEVICE_TARGETS = TORCH_CUDA_TARGETS
+TORCH_SIM_TARGETS = [
+    "//third_device/torch_sim:_SIMC",
+    "//third_device/torch_sim:_SIMC.so",
+    "//third_device/torch_sim:torch_python_sim",
+    "//third_device/torch_sim:torch_sim",
+    "//third_device/torch_sim:torch_sim_py",
+]
+
+THIRD_DEVICE_TARGETS = TORCH_CUDA_TARGETS + TORCH_SIM_TARGETS
 
 # The `:all` patterns of the packages above, for query expressions.
-THIRD_DEVICE_ALL = "//third_device/torch_cuda:all"
+THIRD_DEVICE_ALL = "//third_device/torch_cuda:all + //third_device/torch_sim:all"

@@ -1,0 +1,43 @@
+"""The backend under test, for the contract suite.
+
+CONTRACT_BACKEND names the backend's Python package (torch_sim, torch_cuda); importing it
+installs torch.<device>. CONTRACT_DEVICE overrides the device name when the package has
+no NAME attribute. Tests use only torch's API through the names below.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import unittest
+
+import torch
+
+PACKAGE = os.environ.get("CONTRACT_BACKEND", "torch_sim")
+backend = importlib.import_module(PACKAGE)
+DEVICE: str = os.environ.get("CONTRACT_DEVICE") or getattr(
+    backend, "NAME", PACKAGE.replace("torch_", "")
+)
+mod = getattr(torch, DEVICE)
+
+
+def device(index: int = 0) -> torch.device:
+    return torch.device(DEVICE, index)
+
+
+def slow_work(milliseconds: float) -> None:
+    """Queues work that keeps the current stream busy for about `milliseconds`."""
+    if hasattr(mod, "_sleep") and DEVICE != "cuda":
+        mod._sleep(milliseconds)
+    else:  # torch.cuda._sleep spins for a number of GPU cycles (~1 GHz or more)
+        mod._sleep(int(milliseconds * 2_000_000))
+
+
+def requires_devices(count: int):
+    return unittest.skipIf(mod.device_count() < count, f"needs {count} {DEVICE} devices")
+
+
+def main() -> None:
+    import sys
+
+    unittest.main(argv=sys.argv[:1], verbosity=2)

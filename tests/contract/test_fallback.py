@@ -1,0 +1,98 @@
+"""The CPU fallback: operators without a native kernel run on the CPU, are counted, and
+obey the policy (allow / warn once per operator / error)."""
+
+import os
+import subprocess
+import sys
+import unittest
+import warnings
+
+import torch
+from backend import DEVICE, PACKAGE, main, mod
+
+
+def fell_back(counts: dict, op: str) -> int:
+    return sum(n for name, n in counts.items() if name == op or name.startswith(op + "."))
+
+
+class Fallback(unittest.TestCase):
+    def setUp(self) -> None:
+        mod.set_fallback_policy("allow")
+        mod.reset_fallback_counts()
+
+    def tearDown(self) -> None:
+        mod.set_fallback_policy("allow")
+
+    def test_unimplemented_op_runs_on_cpu_and_is_counted(self) -> None:
+        x = torch.randn(5)
+        y = torch.sin(x.to(DEVICE))
+        self.assertEqual(y.device.type, DEVICE)
+        torch.testing.assert_close(y.cpu(), torch.sin(x))
+        self.assertGreaterEqual(fell_back(mod.fallback_counts(), "aten::sin"), 1)
+
+    def test_native_ops_are_not_counted(self) -> None:
+        x = torch.ones(4, device=DEVICE)
+        (x + x).sum().item()
+        x.view(2, 2).t().contiguous()
+        counts = mod.fallback_counts()
+        for op in (
+            "aten::add",
+            "aten::sum",
+            "aten::view",
+            "aten::empty",
+            "aten::copy_",
+            "aten::_local_scalar_dense",
+        ):
+            self.assertEqual(fell_back(counts, op), 0, f"{op} fell back: {counts}")
+
+    def test_counts_reset(self) -> None:
+        torch.cos(torch.ones(2, device=DEVICE))
+        self.assertTrue(mod.fallback_counts())
+        mod.reset_fallback_counts()
+        self.assertEqual(mod.fallback_counts(), {})
+
+    def test_policy_error_raises_for_unimplemented_op(self) -> None:
+        x = torch.ones(3, device=DEVICE)
+        mod.set_fallback_policy("error")
+        self.assertEqual(mod.get_fallback_policy(), "error")
+        with self.assertRaisesRegex(NotImplementedError, "aten::cos"):
+            torch.cos(x)
+        # Native operators are unaffected.
+        self.assertEqual((x + x).sum().item(), 6.0)
+
+    def test_policy_warn_warns_once_per_op(self) -> None:
+        mod.set_fallback_policy("warn")
+        x = torch.ones(3, device=DEVICE)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            torch.tan(x)
+            torch.tan(x)
+        messages = [str(w.message) for w in caught if "aten::tan" in str(w.message)]
+        self.assertEqual(len(messages), 1, messages)
+        self.assertEqual(fell_back(mod.fallback_counts(), "aten::tan"), 2)
+
+    def test_bad_policy(self) -> None:
+        with self.assertRaisesRegex(ValueError, "allow"):
+            mod.set_fallback_policy("sometimes")
+
+    def test_policy_from_environment(self) -> None:
+        env_var = getattr(getattr(mod, "_C", None), "fallback_policy_env", None)
+        if env_var is None:
+            self.skipTest("the backend names no fallback-policy variable")
+        code = (
+            f"import torch, {PACKAGE}\n"
+            f"policy = torch.{DEVICE}.get_fallback_policy()\n"
+            "assert policy == 'error', policy\n"
+            f"x = torch.ones(2, device='{DEVICE}')\n"
+            "try:\n    torch.cos(x)\nexcept NotImplementedError:\n    print('raised')\n"
+        )
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **{env_var: "error"})
+        result = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+        )
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("raised", result.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+// The simulated device's operator registrations on PrivateUse1: torch_core's generic
+// kernels, the CPU fallback for everything else, and the sim's own native kernels.
+// (Static registrations: they run when the backend library is loaded; the target that
+// holds this file is alwayslink.)
+#include <torch/library.h>
+
+#include "third_device/torch_sim/csrc/aten/sim_kernels.h"
+#include "torch_core/aten/native_registration.h"
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  torch_core::register_native_ops(m);
+
+  m.impl("add.Tensor", TORCH_FN(torch_sim::add));
+  m.impl("add_.Tensor", TORCH_FN(torch_sim::add_));
+  m.impl("mul.Tensor", TORCH_FN(torch_sim::mul));
+  m.impl("mul_.Tensor", TORCH_FN(torch_sim::mul_));
+  m.impl("sum", TORCH_FN(torch_sim::sum));
+  m.impl("sum.dim_IntList", TORCH_FN(torch_sim::sum_dim));
+  m.impl("normal_", TORCH_FN(torch_sim::normal_));
+  m.impl("uniform_", TORCH_FN(torch_sim::uniform_));
+}
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  torch_core::register_cpu_fallback<c10::DeviceType::PrivateUse1>(m);
+}

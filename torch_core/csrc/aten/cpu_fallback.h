@@ -1,0 +1,51 @@
+// The boxed CPU fallback of a torch_core device, with a policy and per-operator counters.
+//
+// An operator with no kernel for the device runs on the CPU (ATen's cpu_fallback: inputs
+// copied to the host, the CPU kernel, results and mutated inputs copied back), so every
+// operator works from day one. What fell back is counted per operator ("aten::add_.Tensor"),
+// and a policy says what a fallback does besides:
+//   allow  run it quietly (the default)
+//   warn   run it, warning once per operator
+//   error  raise NotImplementedError naming the operator (to find what a model needs)
+// The policy is per device type, read from an environment variable when the backend
+// initialises, and settable at any time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+#include <c10/core/DeviceType.h>
+
+namespace torch_core {
+
+enum class FallbackPolicy { kAllow, kWarn, kError };
+
+// "allow", "warn", "error"; throws c10::ValueError naming the choices otherwise.
+FallbackPolicy parse_fallback_policy(const std::string& text);
+const char* fallback_policy_name(FallbackPolicy policy);
+
+void set_fallback_policy(c10::DeviceType device_type, FallbackPolicy policy);
+FallbackPolicy fallback_policy(c10::DeviceType device_type);
+// Sets the policy from `env_var` when it is set and not empty (a bad value throws), and
+// remembers the variable's name for error messages.
+void init_fallback_policy_from_env(c10::DeviceType device_type, const std::string& env_var);
+
+// Operator name -> number of calls that fell back, since the last reset.
+std::map<std::string, int64_t> fallback_counts(c10::DeviceType device_type);
+void reset_fallback_counts(c10::DeviceType device_type);
+
+// The boxed kernel registered as the device key's fallback (TORCH_LIBRARY_IMPL(_, Key, m)),
+// and the one a native kernel calls for the cases it does not handle
+// (at::native::call_fallback_fn<&cpu_fallback<Type>, Op>). Instantiated for CUDA and
+// PrivateUse1.
+template <c10::DeviceType kDeviceType>
+void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+
+extern template void cpu_fallback<c10::DeviceType::CUDA>(const c10::OperatorHandle&, torch::jit::Stack*);
+extern template void cpu_fallback<c10::DeviceType::PrivateUse1>(const c10::OperatorHandle&,
+                                                                torch::jit::Stack*);
+
+}  // namespace torch_core

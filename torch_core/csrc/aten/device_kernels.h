@@ -1,0 +1,33 @@
+// The device kernels torch_core's generic ops need from a backend, and where a backend
+// registers them.
+//
+// Everything else in the generic ops is runtime calls (allocate, memcpy, events); these
+// two need a kernel on the device. A backend without them still works: the generic ops
+// then stage through host memory (slower, and synchronous).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/DeviceType.h>
+#include <c10/core/Scalar.h>
+
+#include "torch_core/runtime/device_runtime.h"
+
+namespace torch_core {
+
+class DeviceKernels {
+ public:
+  virtual ~DeviceKernels() = default;
+  // dst = src elementwise, queued on `stream`; dst and src are on one device, have the
+  // same sizes and dtype, any strides. Returns false (nothing queued) when the kernel
+  // cannot do it, and the caller takes the host path.
+  virtual bool copy(const at::Tensor& dst, const at::Tensor& src, StreamHandle stream) = 0;
+  // Every element of `self` = value, queued on `stream`; false as above.
+  virtual bool fill(const at::Tensor& self, const c10::Scalar& value, StreamHandle stream) = 0;
+};
+
+// `kernels` must live for the rest of the process; registering again replaces.
+void register_device_kernels(c10::DeviceType device_type, DeviceKernels* kernels);
+// nullptr when the backend registered none.
+DeviceKernels* device_kernels(c10::DeviceType device_type) noexcept;
+
+}  // namespace torch_core

@@ -1,0 +1,186 @@
+#include "torch_core/device/device_allocator.h"
+
+#include <array>
+#include <atomic>
+#include <exception>
+
+#include <c10/util/Exception.h>
+
+#include "torch_core/runtime/allocator_config.h"
+#include "torch_core/runtime/allocator_errors.h"
+#include "torch_core/runtime/allocator_stats.h"
+
+namespace torch_core {
+
+namespace {
+
+constexpr auto kDeviceTypes = static_cast<std::size_t>(c10::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES);
+std::array<std::atomic<DeviceCachingAllocator*>, kDeviceTypes> allocators{};
+
+// A DataPtr deleter is a bare function pointer, so there is one per device type; each
+// finds its allocator in the table above.
+template <c10::DeviceType kType>
+void delete_device_memory(void* ptr) {
+  DeviceCachingAllocator* allocator = allocators[static_cast<std::size_t>(kType)].load();
+  if (allocator == nullptr || ptr == nullptr) return;
+  try {
+    allocator->free(ptr);
+  } catch (const std::exception& e) {
+    // Deleters run in destructors: report, never throw.
+    TORCH_WARN("freeing device memory failed: ", e.what());
+  }
+}
+
+c10::DeleterFnPtr deleter_for(c10::DeviceType type) {
+  switch (type) {
+    case c10::DeviceType::CUDA:
+      return &delete_device_memory<c10::DeviceType::CUDA>;
+    case c10::DeviceType::PrivateUse1:
+      return &delete_device_memory<c10::DeviceType::PrivateUse1>;
+    default:
+      return nullptr;
+  }
+}
+
+void copy_stat(c10::CachingAllocator::Stat& to, const Stat& from) {
+  to.current = from.current;
+  to.peak = from.peak;
+  to.allocated = from.allocated;
+  to.freed = from.freed;
+}
+
+void copy_stats(c10::CachingAllocator::StatArray& to, const StatArray& from) {
+  for (std::size_t i = 0; i < to.size() && i < from.size(); ++i) copy_stat(to[i], from[i]);
+}
+
+}  // namespace
+
+DeviceCachingAllocator* device_allocator_for(c10::DeviceType device_type) noexcept {
+  return allocators[static_cast<std::size_t>(device_type)].load();
+}
+
+DeviceCachingAllocator::DeviceCachingAllocator(c10::DeviceType device_type, DeviceRuntime& runtime,
+                                               StreamRegistry& streams, std::string config_env)
+    : device_type_(device_type), runtime_(runtime), streams_(streams), config_env_(std::move(config_env)) {
+  TORCH_CHECK(deleter_for(device_type) != nullptr, "torch_core: no device allocator for device type ",
+              c10::DeviceTypeName(device_type), " (CUDA and PrivateUse1 are supported)");
+  DeviceCachingAllocator* expected = nullptr;
+  TORCH_CHECK(allocators[static_cast<std::size_t>(device_type)].compare_exchange_strong(expected, this),
+              "torch_core: a device allocator for ", c10::DeviceTypeName(device_type),
+              " already exists");
+}
+
+DeviceCachingAllocator::~DeviceCachingAllocator() {
+  DeviceCachingAllocator* self = this;
+  allocators[static_cast<std::size_t>(device_type_)].compare_exchange_strong(self, nullptr);
+}
+
+CachingAllocator& DeviceCachingAllocator::core() {
+  std::call_once(core_once_, [this] {
+    core_ = std::make_unique<CachingAllocator>(runtime_, AllocatorConfig::from_env(config_env_),
+                                               c10::DeviceTypeName(device_type_));
+  });
+  return *core_;
+}
+
+c10::DeviceIndex DeviceCachingAllocator::resolve(c10::DeviceIndex device) const {
+  return device < 0 ? static_cast<c10::DeviceIndex>(runtime_.current_device()) : device;
+}
+
+c10::DataPtr DeviceCachingAllocator::allocate_on(c10::DeviceIndex device, std::size_t bytes,
+                                                 StreamHandle stream) {
+  const c10::Device where(device_type_, device);
+  void* ptr = nullptr;
+  try {
+    ptr = core().allocate(device, bytes, stream);
+  } catch (const OutOfMemoryError& e) {
+    TORCH_CHECK_WITH(OutOfMemoryError, false, e.what());
+  } catch (const std::out_of_range& e) {
+    TORCH_CHECK_INDEX(false, e.what());
+  } catch (const RuntimeError& e) {
+    TORCH_CHECK(false, e.what());
+  }
+  return c10::DataPtr(ptr, ptr, raw_deleter(), where);
+}
+
+c10::DataPtr DeviceCachingAllocator::allocate(std::size_t bytes) {
+  const auto device = static_cast<c10::DeviceIndex>(runtime_.current_device());
+  return allocate_on(device, bytes, streams_.current_handle(device));
+}
+
+c10::DeleterFnPtr DeviceCachingAllocator::raw_deleter() const { return deleter_for(device_type_); }
+
+void DeviceCachingAllocator::copy_data(void* dest, const void* src, std::size_t count) const {
+  if (count == 0) return;
+  runtime_.memcpy(dest, src, count, CopyKind::kDeviceToDevice);
+}
+
+bool DeviceCachingAllocator::initialized() { return core_ != nullptr; }
+
+void DeviceCachingAllocator::emptyCache(c10::MempoolId_t /*mempool_id*/) {
+  if (initialized()) core().empty_cache();
+}
+
+bool DeviceCachingAllocator::owns(const c10::DataPtr& ptr) const {
+  return ptr.get_deleter() == raw_deleter();
+}
+
+void DeviceCachingAllocator::recordStream(const c10::DataPtr& ptr, c10::Stream stream) {
+  // Memory of other allocators (from_blob, a view of host memory) is not ours to track.
+  if (!owns(ptr) || ptr.get() == nullptr) return;
+  core().record_stream(ptr.get(), streams_.handle(stream));
+}
+
+void DeviceCachingAllocator::free(void* ptr) { core().free(ptr); }
+
+c10::CachingDeviceAllocator::DeviceStats DeviceCachingAllocator::getDeviceStats(c10::DeviceIndex device) {
+  const DeviceStats stats = core().stats(resolve(device));
+  c10::CachingDeviceAllocator::DeviceStats result;
+  copy_stats(result.allocation, stats.allocation);
+  copy_stats(result.segment, stats.segment);
+  copy_stats(result.active, stats.active);
+  copy_stats(result.inactive_split, stats.inactive_split);
+  copy_stats(result.allocated_bytes, stats.allocated_bytes);
+  copy_stats(result.reserved_bytes, stats.reserved_bytes);
+  copy_stats(result.active_bytes, stats.active_bytes);
+  copy_stats(result.inactive_split_bytes, stats.inactive_split_bytes);
+  copy_stats(result.requested_bytes, stats.requested_bytes);
+  result.num_alloc_retries = stats.num_alloc_retries;
+  result.num_ooms = stats.num_ooms;
+  copy_stat(result.oversize_allocations, stats.oversize_allocations);
+  copy_stat(result.oversize_segments, stats.oversize_segments);
+  result.num_sync_all_streams = stats.num_sync_all_streams;
+  result.num_device_alloc = stats.num_device_alloc;
+  result.num_device_free = stats.num_device_free;
+  result.max_split_size = stats.max_split_size;
+  return result;
+}
+
+std::map<std::string, int64_t> DeviceCachingAllocator::stats_dict(c10::DeviceIndex device) {
+  return memory_stats_dict(core().stats(resolve(device)));
+}
+
+void DeviceCachingAllocator::resetAccumulatedStats(c10::DeviceIndex device) {
+  core().reset_accumulated_stats(resolve(device));
+}
+
+void DeviceCachingAllocator::resetPeakStats(c10::DeviceIndex device) {
+  core().reset_peak_stats(resolve(device));
+}
+
+std::pair<std::size_t, std::size_t> DeviceCachingAllocator::getMemoryInfo(c10::DeviceIndex device) {
+  const MemoryInfo info = core().memory_info(resolve(device));
+  return {info.free_bytes, info.total_bytes};
+}
+
+std::vector<SegmentInfo> DeviceCachingAllocator::snapshot() { return core().snapshot(); }
+
+void DeviceCachingAllocator::set_memory_fraction(c10::DeviceIndex device, double fraction) {
+  try {
+    core().set_memory_fraction(resolve(device), fraction);
+  } catch (const RuntimeError& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  }
+}
+
+}  // namespace torch_core

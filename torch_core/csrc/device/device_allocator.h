@@ -1,0 +1,88 @@
+// c10::DeviceAllocator over torch_core's CachingAllocator, for one device type.
+//
+// It owns the choices the torch-free allocator leaves to its caller: the device (the
+// runtime's current device) and the stream (the thread's current stream of the
+// StreamRegistry), DataPtr and c10::Stream, c10's statistics struct, and the mapping of
+// torch_core::OutOfMemoryError to c10::OutOfMemoryError (torch.OutOfMemoryError).
+// Registered with c10::SetAllocator it makes at::empty on the device, torch.accelerator's
+// memory calls and storage resizing work.
+//
+// The CachingAllocator is created on first use (it sizes itself by the runtime's device
+// count, which would otherwise initialise the device at import).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <c10/core/Allocator.h>
+#include <c10/core/CachingDeviceAllocator.h>
+#include <c10/core/DeviceType.h>
+#include <c10/core/Stream.h>
+
+#include "torch_core/device/stream_registry.h"
+#include "torch_core/runtime/allocator_snapshot.h"
+#include "torch_core/runtime/caching_allocator.h"
+#include "torch_core/runtime/device_runtime.h"
+
+namespace torch_core {
+
+class DeviceCachingAllocator final : public c10::DeviceAllocator {
+ public:
+  // `config_env` is the variable the allocator settings are read from
+  // ("PYTORCH_SIM_ALLOC_CONF"); `runtime` and `streams` must outlive the allocator.
+  // One allocator per device type per process (the raw deleter finds it by type).
+  DeviceCachingAllocator(c10::DeviceType device_type, DeviceRuntime& runtime,
+                         StreamRegistry& streams, std::string config_env);
+  ~DeviceCachingAllocator() override;
+
+  // --- c10::Allocator ----------------------------------------------------------------
+  // On the current device and the thread's current stream there.
+  c10::DataPtr allocate(std::size_t bytes) override;
+  c10::DeleterFnPtr raw_deleter() const override;
+  // Device-to-device, synchronous (as the CUDA allocator's).
+  void copy_data(void* dest, const void* src, std::size_t count) const override;
+
+  // --- c10::DeviceAllocator ----------------------------------------------------------
+  bool initialized() override;
+  void emptyCache(c10::MempoolId_t mempool_id = {0, 0}) override;
+  void recordStream(const c10::DataPtr& ptr, c10::Stream stream) override;
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override;
+  void resetAccumulatedStats(c10::DeviceIndex device) override;
+  void resetPeakStats(c10::DeviceIndex device) override;
+  std::pair<std::size_t, std::size_t> getMemoryInfo(c10::DeviceIndex device) override;
+
+  // --- Beyond c10 --------------------------------------------------------------------
+  // `bytes` on `device` for use on `stream` (what allocate() does with explicit choices).
+  c10::DataPtr allocate_on(c10::DeviceIndex device, std::size_t bytes, StreamHandle stream);
+  // The memory_stats() dict ("allocated_bytes.all.current", ...).
+  std::map<std::string, int64_t> stats_dict(c10::DeviceIndex device);
+  std::vector<SegmentInfo> snapshot();
+  void set_memory_fraction(c10::DeviceIndex device, double fraction);
+  // True when `ptr` was made by this allocator (its deleter is ours).
+  bool owns(const c10::DataPtr& ptr) const;
+  // Returns a pointer to the cache (the raw deleter).
+  void free(void* ptr);
+  c10::DeviceType device_type() const { return device_type_; }
+
+ private:
+  CachingAllocator& core();
+  c10::DeviceIndex resolve(c10::DeviceIndex device) const;
+
+  const c10::DeviceType device_type_;
+  DeviceRuntime& runtime_;
+  StreamRegistry& streams_;
+  const std::string config_env_;
+  std::once_flag core_once_;
+  std::unique_ptr<CachingAllocator> core_;
+};
+
+// The allocator registered for `device_type`, or nullptr.
+DeviceCachingAllocator* device_allocator_for(c10::DeviceType device_type) noexcept;
+
+}  // namespace torch_core

@@ -1,0 +1,68 @@
+#include "torch_core/device/lazy_runtime.h"
+
+#include <utility>
+
+namespace torch_core {
+
+LazyRuntime::LazyRuntime(Factory factory) : factory_(std::move(factory)) {}
+
+// Backends are process-wide and leaked (c10 registries keep raw pointers to the pieces
+// built on this runtime), so this runs only for runtimes made in tests.
+LazyRuntime::~LazyRuntime() = default;
+
+DeviceRuntime& LazyRuntime::get() {
+  if (DeviceRuntime* ready = runtime_.load(std::memory_order_acquire)) return *ready;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (DeviceRuntime* ready = runtime_.load(std::memory_order_relaxed)) return *ready;
+  if (!factory_) throw RuntimeError("LazyRuntime: no factory to create the device runtime");
+  owned_ = factory_();
+  if (!owned_) throw RuntimeError("LazyRuntime: the runtime factory returned no runtime");
+  runtime_.store(owned_.get(), std::memory_order_release);
+  return *owned_;
+}
+
+int LazyRuntime::device_count() const { return runtime().device_count(); }
+std::string LazyRuntime::unavailable_reason() const { return runtime().unavailable_reason(); }
+DeviceProperties LazyRuntime::properties(int device) const { return runtime().properties(device); }
+int LazyRuntime::current_device() const { return runtime().current_device(); }
+void LazyRuntime::set_current_device(int device) { runtime().set_current_device(device); }
+void LazyRuntime::synchronize_device(int device) { runtime().synchronize_device(device); }
+
+void* LazyRuntime::allocate(int device, std::size_t bytes) { return runtime().allocate(device, bytes); }
+void LazyRuntime::free(int device, void* ptr) { runtime().free(device, ptr); }
+MemoryInfo LazyRuntime::memory_info(int device) const { return runtime().memory_info(device); }
+void* LazyRuntime::allocate_host_pinned(std::size_t bytes) { return runtime().allocate_host_pinned(bytes); }
+void LazyRuntime::free_host_pinned(void* ptr) { runtime().free_host_pinned(ptr); }
+void LazyRuntime::memset_async(void* dst, int value, std::size_t bytes, StreamHandle stream) {
+  runtime().memset_async(dst, value, bytes, stream);
+}
+void LazyRuntime::memcpy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind,
+                               StreamHandle stream) {
+  runtime().memcpy_async(dst, src, bytes, kind, stream);
+}
+void LazyRuntime::memcpy(void* dst, const void* src, std::size_t bytes, CopyKind kind) {
+  runtime().memcpy(dst, src, bytes, kind);
+}
+
+StreamHandle LazyRuntime::default_stream(int device) { return runtime().default_stream(device); }
+StreamHandle LazyRuntime::create_stream(int device, int priority) {
+  return runtime().create_stream(device, priority);
+}
+void LazyRuntime::destroy_stream(StreamHandle stream) { runtime().destroy_stream(stream); }
+StreamPriorityRange LazyRuntime::stream_priority_range() const { return runtime().stream_priority_range(); }
+bool LazyRuntime::query_stream(StreamHandle stream) { return runtime().query_stream(stream); }
+void LazyRuntime::synchronize_stream(StreamHandle stream) { runtime().synchronize_stream(stream); }
+
+EventHandle LazyRuntime::create_event(int device, bool enable_timing) {
+  return runtime().create_event(device, enable_timing);
+}
+void LazyRuntime::destroy_event(EventHandle event) { runtime().destroy_event(event); }
+void LazyRuntime::record_event(EventHandle event, StreamHandle stream) { runtime().record_event(event, stream); }
+bool LazyRuntime::query_event(EventHandle event) { return runtime().query_event(event); }
+void LazyRuntime::synchronize_event(EventHandle event) { runtime().synchronize_event(event); }
+void LazyRuntime::stream_wait_event(StreamHandle stream, EventHandle event) {
+  runtime().stream_wait_event(stream, event);
+}
+float LazyRuntime::elapsed_ms(EventHandle start, EventHandle end) { return runtime().elapsed_ms(start, end); }
+
+}  // namespace torch_core

@@ -1,0 +1,109 @@
+#include "torch_core/device/philox_generator.h"
+
+#include <cstring>
+
+#include <ATen/EmptyTensor.h>
+#include <c10/core/DispatchKeySet.h>
+#include <c10/core/TensorOptions.h>
+#include <c10/util/Exception.h>
+
+namespace torch_core {
+
+namespace {
+
+c10::DispatchKeySet key_set_for(c10::Device device) {
+  return c10::DispatchKeySet(c10::computeDispatchKey(std::nullopt, c10::kStrided, device));
+}
+
+}  // namespace
+
+PhiloxGenerator::PhiloxGenerator(c10::Device device, uint64_t seed)
+    : c10::GeneratorImpl(device, key_set_for(device)), seed_(seed) {}
+
+void PhiloxGenerator::set_current_seed(uint64_t seed) {
+  seed_ = seed;
+  offset_ = 0;
+}
+
+uint64_t PhiloxGenerator::current_seed() const { return seed_; }
+
+uint64_t PhiloxGenerator::seed() {
+  const uint64_t random = c10::detail::getNonDeterministicRandom(/*is_cuda=*/true);
+  set_current_seed(random);
+  return random;
+}
+
+void PhiloxGenerator::set_offset(uint64_t offset) {
+  TORCH_CHECK(offset % 4 == 0, "the offset of a Philox generator must be a multiple of 4, got ", offset);
+  offset_ = offset;
+}
+
+uint64_t PhiloxGenerator::get_offset() const { return offset_; }
+
+void PhiloxGenerator::set_state(const c10::TensorImpl& new_state) {
+  at::detail::check_rng_state(new_state);
+  const auto bytes = static_cast<std::size_t>(new_state.numel());
+  TORCH_CHECK_VALUE(bytes == kStateBytes, "RNG state of a ",
+                    c10::DeviceTypeName(device_.type(), /*lower_case=*/true),
+                    " generator must be ", kStateBytes,
+                    " bytes (seed and offset, a uint64 each), got ", bytes, " bytes");
+  uint64_t values[2];
+  std::memcpy(values, new_state.data(), kStateBytes);
+  TORCH_CHECK_VALUE(values[1] % 4 == 0, "RNG state holds offset ", values[1],
+                    ", which is not a multiple of 4");
+  seed_ = values[0];
+  offset_ = values[1];
+}
+
+c10::intrusive_ptr<c10::TensorImpl> PhiloxGenerator::get_state() const {
+  at::TensorBase state = at::detail::empty_cpu({static_cast<int64_t>(kStateBytes)}, c10::ScalarType::Byte,
+                                               std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+  const uint64_t values[2] = {seed_, offset_};
+  std::memcpy(state.data_ptr(), values, kStateBytes);
+  return state.getIntrusivePtr();
+}
+
+PhiloxInputs PhiloxGenerator::philox_inputs(uint64_t draws) {
+  const uint64_t rounded = (draws + 3) / 4 * 4;
+  const PhiloxInputs inputs{seed_, offset_};
+  offset_ += rounded;
+  return inputs;
+}
+
+PhiloxGenerator* PhiloxGenerator::clone_impl() const {
+  auto* copy = new PhiloxGenerator(device_, seed_);
+  copy->offset_ = offset_;
+  return copy;
+}
+
+PhiloxGenerator* philox_generator_or_default(const std::optional<at::Generator>& generator,
+                                             const at::Generator& default_generator,
+                                             c10::DeviceType device_type) {
+  const at::Generator& chosen = generator.has_value() && generator->defined() ? *generator : default_generator;
+  TORCH_CHECK(chosen.defined(), "Generator with undefined implementation is not allowed");
+  TORCH_CHECK(chosen.device().type() == device_type, "Expected a '",
+              c10::DeviceTypeName(device_type, /*lower_case=*/true),
+              "' device type for generator but found '",
+              c10::DeviceTypeName(chosen.device().type(), /*lower_case=*/true), "'");
+  return chosen.get<PhiloxGenerator>();
+}
+
+const at::Generator& DefaultGenerators::get(c10::DeviceIndex device, int device_count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (generators_.empty()) {
+    generators_.reserve(static_cast<std::size_t>(device_count));
+    for (int i = 0; i < device_count; ++i) {
+      generators_.push_back(at::make_generator<PhiloxGenerator>(
+          c10::Device(device_type_, static_cast<c10::DeviceIndex>(i))));
+    }
+  }
+  TORCH_CHECK_INDEX(device >= 0 && static_cast<std::size_t>(device) < generators_.size(),
+                    "no default generator for device index ", static_cast<int>(device));
+  return generators_[static_cast<std::size_t>(device)];
+}
+
+at::Generator DefaultGenerators::make_new(c10::DeviceIndex device) const {
+  return at::make_generator<PhiloxGenerator>(c10::Device(device_type_, device));
+}
+
+}  // namespace torch_core

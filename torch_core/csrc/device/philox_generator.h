@@ -1,0 +1,78 @@
+// The random number generator of a device: Philox4x32-10 counter-based, as CUDA's
+// (ATen/cuda/CUDAGeneratorImpl.h), so kernels on host loops and on a GPU draw the same
+// streams from the same (seed, offset).
+//
+// A kernel asks philox_inputs(n) for the (seed, offset) it starts from, having promised to
+// use at most n 32-bit draws per subsequence; the offset then advances past them, so the
+// next kernel draws fresh numbers. The generator's whole state is (seed, offset): the
+// state tensor is 16 bytes (seed, then offset, each a native-endian uint64) on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include <ATen/core/Generator.h>
+#include <c10/core/Device.h>
+#include <c10/core/GeneratorImpl.h>
+#include <c10/core/TensorImpl.h>
+
+namespace torch_core {
+
+struct PhiloxInputs {
+  uint64_t seed = 0;
+  uint64_t offset = 0;  // in units of 32-bit draws within each subsequence
+};
+
+class PhiloxGenerator final : public c10::GeneratorImpl {
+ public:
+  // PyTorch's default seed for device generators (default_rng_seed_val).
+  static constexpr uint64_t kDefaultSeed = 67280421310721ULL;
+  static constexpr std::size_t kStateBytes = 2 * sizeof(uint64_t);
+
+  explicit PhiloxGenerator(c10::Device device, uint64_t seed = kDefaultSeed);
+
+  void set_current_seed(uint64_t seed) override;  // also resets the offset to 0
+  uint64_t current_seed() const override;
+  // Draws a non-deterministic seed, sets it and returns it.
+  uint64_t seed() override;
+  // Offsets are multiples of 4 (whole Philox outputs), as CUDA requires.
+  void set_offset(uint64_t offset) override;
+  uint64_t get_offset() const override;
+  void set_state(const c10::TensorImpl& new_state) override;
+  c10::intrusive_ptr<c10::TensorImpl> get_state() const override;
+
+  // Reserves `draws` 32-bit numbers per subsequence (rounded up to a multiple of 4) and
+  // returns where they start. Callers hold mutex_ (Note [Acquire lock when using random
+  // generators]).
+  PhiloxInputs philox_inputs(uint64_t draws);
+
+ private:
+  PhiloxGenerator* clone_impl() const override;
+
+  uint64_t seed_;
+  uint64_t offset_ = 0;
+};
+
+// The generator behind a `std::optional<at::Generator>` argument of a random op on
+// `device`: the given one (checked to be a PhiloxGenerator of that device type) or the
+// device's default.
+PhiloxGenerator* philox_generator_or_default(const std::optional<at::Generator>& generator,
+                                             const at::Generator& default_generator,
+                                             c10::DeviceType device_type);
+
+// One default generator per device, made on first use (torch.cuda.default_generators).
+class DefaultGenerators {
+ public:
+  explicit DefaultGenerators(c10::DeviceType device_type) : device_type_(device_type) {}
+  // `device` must be a valid index (callers check it).
+  const at::Generator& get(c10::DeviceIndex device, int device_count);
+  at::Generator make_new(c10::DeviceIndex device) const;
+
+ private:
+  const c10::DeviceType device_type_;
+  std::mutex mutex_;
+  std::vector<at::Generator> generators_;
+};
+
+}  // namespace torch_core

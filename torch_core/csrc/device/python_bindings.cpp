@@ -1,0 +1,172 @@
+#include "torch_core/device/python_bindings.h"
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include <ATen/Context.h>
+#include <pybind11/stl.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/Generator.h>
+#include <torch/csrc/utils/device_lazy_init.h>
+
+#include "torch_core/aten/cpu_fallback.h"
+#include "torch_core/device/backend.h"
+
+namespace py = pybind11;
+
+namespace torch_core {
+
+namespace {
+
+using StreamTuple = std::tuple<int64_t, int64_t, int64_t>;  // (stream_id, device_index, device_type)
+
+StreamTuple pack(const c10::Stream& stream) {
+  return {stream.id(), stream.device_index(), static_cast<int64_t>(stream.device_type())};
+}
+
+py::dict segment_dict(const SegmentInfo& segment) {
+  py::dict result;
+  result["device"] = segment.device;
+  result["address"] = segment.address;
+  result["total_size"] = segment.total_size;
+  result["allocated_size"] = segment.allocated_size;
+  result["active_size"] = segment.active_size;
+  result["requested_size"] = segment.requested_size;
+  result["stream"] = reinterpret_cast<std::uintptr_t>(segment.stream);
+  result["segment_type"] = segment.is_large ? "large" : "small";
+  py::list blocks;
+  for (const BlockInfo& block : segment.blocks) {
+    py::dict b;
+    b["address"] = block.address;
+    b["size"] = block.size;
+    b["requested_size"] = block.requested_size;
+    b["state"] = block_state_name(block.state);
+    blocks.append(std::move(b));
+  }
+  result["blocks"] = std::move(blocks);
+  return result;
+}
+
+}  // namespace
+
+void bind_device_api(py::module_& m, c10::DeviceType type) {
+  Backend& backend = Backend::get(type);
+  Backend* b = &backend;  // process-lifetime: captured by pointer
+
+  // Errors as torch._C raises them (c10::IndexError -> IndexError, OutOfMemoryError ->
+  // torch.OutOfMemoryError, ...), for every function of this module.
+  // pybind11's own exceptions pass on to its default translators.
+  py::register_local_exception_translator([](std::exception_ptr error) {
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const c10::Error&) {
+      torch::translate_exception_to_python(std::current_exception());
+    } catch (const RuntimeError&) {
+      torch::translate_exception_to_python(std::current_exception());
+    }
+  });
+
+  m.attr("device_type") = b->name();
+
+  // --- Initialisation --------------------------------------------------------------
+  m.def("_init", [type] {
+    torch::utils::register_fork_handler_for_device_init(type);
+    at::globalContext().lazyInitDevice(type);
+  }, "Initialises the device runtime (idempotent); called by the device module's _lazy_init.");
+  m.def("_is_initialized", [b] { return b->initialized(); });
+  m.def("_is_in_bad_fork", [type] { return torch::utils::is_device_in_bad_fork(type); });
+
+  // --- Devices -----------------------------------------------------------------------
+  m.def("_device_count", [b] { return b->device_count(); }, "0, never an error, without devices.");
+  m.def("_unavailable_reason", [b] { return b->runtime().unavailable_reason(); });
+  m.def("_current_device", [b] { return static_cast<int>(b->current_device()); });
+  m.def("_set_device", [b, type](int device) {
+    if (device < 0) return;
+    b->guard().setDevice(c10::Device(type, static_cast<c10::DeviceIndex>(device)));
+  }, py::arg("device"));
+  m.def("_exchange_device", [b, type](int device) {
+    if (device < 0) return -1;
+    return static_cast<int>(b->guard().exchangeDevice(c10::Device(type, static_cast<c10::DeviceIndex>(device))).index());
+  }, py::arg("device"));
+  m.def("_synchronize", [b](int device) {
+    py::gil_scoped_release no_gil;
+    b->guard().synchronizeDevice(static_cast<c10::DeviceIndex>(device));
+  }, py::arg("device") = -1);
+  m.def("_get_device_properties", [b](int device) {
+    const c10::DeviceIndex index = b->checked_index(static_cast<c10::DeviceIndex>(device));
+    const DeviceProperties props = b->runtime().properties(index);
+    py::dict result;
+    result["name"] = props.name;
+    result["total_memory"] = props.total_memory_bytes;
+    result["major"] = props.major;
+    result["minor"] = props.minor;
+    result["multi_processor_count"] = props.multiprocessor_count;
+    return result;
+  }, py::arg("device"));
+
+  // --- Streams -----------------------------------------------------------------------
+  m.def("_current_stream", [b](int device) {
+    return pack(b->guard().getStream(c10::Device(b->device_type(), static_cast<c10::DeviceIndex>(device))));
+  }, py::arg("device") = -1, "(stream_id, device_index, device_type) of the thread's current stream.");
+  m.def("_default_stream", [b](int device) {
+    return pack(b->guard().getDefaultStream(c10::Device(b->device_type(), static_cast<c10::DeviceIndex>(device))));
+  }, py::arg("device") = -1);
+  m.def("_set_stream", [b](int64_t stream_id, int64_t device_index, int64_t device_type) {
+    TORCH_CHECK(device_type == static_cast<int64_t>(b->device_type()), "not a ", b->name(), " stream");
+    const c10::Stream stream(c10::Stream::UNSAFE,
+                             c10::Device(b->device_type(), static_cast<c10::DeviceIndex>(device_index)), stream_id);
+    b->guard().exchangeStream(stream);
+  }, py::arg("stream_id"), py::arg("device_index"), py::arg("device_type"),
+        "Makes the stream current on its device for this thread (the current device is unchanged).");
+  m.def("_stream_priority_range", [b] {
+    const StreamPriorityRange range = b->runtime().stream_priority_range();
+    return std::make_pair(range.least, range.greatest);
+  });
+
+  // --- Memory ------------------------------------------------------------------------
+  m.def("_memory_stats", [b](int device) { return b->allocator().stats_dict(static_cast<c10::DeviceIndex>(device)); },
+        py::arg("device") = -1);
+  m.def("_memory_snapshot", [b] {
+    py::list segments;
+    for (const SegmentInfo& segment : b->allocator().snapshot()) segments.append(segment_dict(segment));
+    return segments;
+  });
+  m.def("_empty_cache", [b] {
+    py::gil_scoped_release no_gil;
+    b->allocator().emptyCache();
+    b->host_allocator().empty_cache();
+  });
+  m.def("_reset_peak_memory_stats", [b](int device) {
+    b->allocator().resetPeakStats(static_cast<c10::DeviceIndex>(device));
+  }, py::arg("device") = -1);
+  m.def("_reset_accumulated_memory_stats", [b](int device) {
+    b->allocator().resetAccumulatedStats(static_cast<c10::DeviceIndex>(device));
+  }, py::arg("device") = -1);
+  m.def("_mem_get_info", [b](int device) {
+    return b->allocator().getMemoryInfo(b->checked_index(static_cast<c10::DeviceIndex>(device)));
+  }, py::arg("device") = -1);
+  m.def("_set_memory_fraction", [b](double fraction, int device) {
+    b->allocator().set_memory_fraction(b->checked_index(static_cast<c10::DeviceIndex>(device)), fraction);
+  }, py::arg("fraction"), py::arg("device") = -1);
+
+  // --- Random ------------------------------------------------------------------------
+  m.def("_default_generator", [b, type](int device) {
+    const c10::DeviceIndex index = b->checked_index(static_cast<c10::DeviceIndex>(device));
+    torch::utils::register_fork_handler_for_device_init(type);
+    const at::Generator& generator = at::globalContext().defaultGenerator(c10::Device(type, index));
+    return py::reinterpret_steal<py::object>(THPGenerator_initDefaultGenerator(generator));
+  }, py::arg("device"), "The device's default torch.Generator (torch.cuda.default_generators[i]).");
+
+  // --- CPU fallback --------------------------------------------------------------------
+  m.def("_fallback_counts", [type] { return fallback_counts(type); },
+        "{operator name: calls that ran on the CPU} since the last reset.");
+  m.def("_reset_fallback_counts", [type] { reset_fallback_counts(type); });
+  m.def("_set_fallback_policy", [type](const std::string& policy) {
+    set_fallback_policy(type, parse_fallback_policy(policy));
+  }, py::arg("policy"), "'allow', 'warn' (once per operator) or 'error'.");
+  m.def("_get_fallback_policy", [type] { return std::string(fallback_policy_name(fallback_policy(type))); });
+}
+
+}  // namespace torch_core

@@ -1,0 +1,27 @@
+#include "torch_core/device/register_backend.h"
+
+#include <utility>
+
+#include <ATen/detail/PrivateUse1HooksInterface.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include "torch_core/device/privateuse1_hooks.h"
+
+namespace torch_core {
+
+Backend& register_backend(BackendOptions options) {
+  Backend& backend = Backend::create(std::move(options));
+  const c10::DeviceType type = backend.device_type();
+  // Leaked: c10's guard registry holds the pointer for the life of the process.
+  new c10::impl::DeviceGuardImplRegistrar(type, &backend.guard());
+  c10::SetAllocator(type, &backend.allocator());
+  if (type == c10::DeviceType::PrivateUse1) {
+    at::RegisterPrivateUse1HooksInterface(new PrivateUse1Hooks(backend));
+  }
+  // CUDA's hooks (at::CUDAHooksInterface) are registered by the CUDA backend itself: they
+  // must be in place before torch._C initialises (see ARCHITECTURE.md, loading order).
+  return backend;
+}
+
+}  // namespace torch_core
