@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Install pinned Debian packages into a private, self-contained prefix.
 
-Used for Bazel 7 (Debian sid packages, tools/bazel) and for nginx (bookworm packages,
-tools/remote_cache). Nothing on the system changes: packages are fetched into a private
-apt state, unpacked with dpkg-deb into a temporary directory beside the prefix, relocated
-(`--relocate bazel`: ELF files re-pointed at the prefix's own glibc with the prefix's
-patchelf; `--relocate symlinks`: absolute symlinks re-rooted only, for packages that run
-on the system's glibc), and the directory renamed into place only when complete. A hash
-mismatch, a missing package or a failed step leaves no prefix.
+Used for Bazel 7 (Debian sid packages, tools/bazel), nginx and graphviz (bookworm
+packages, tools/remote_cache, tools/graphviz). Nothing on the system changes: packages are
+fetched into a private apt state, unpacked with dpkg-deb into a temporary directory beside
+the prefix, relocated (`--relocate bazel`: ELF files re-pointed at the prefix's own glibc
+with the prefix's patchelf; `--relocate symlinks`: absolute symlinks re-rooted only, for
+packages that run on the system's glibc), optionally configured (`--configure CMD`: run
+as `CMD STAGING_ROOT FINAL_PREFIX`, the postinst step a prefix needs, graphviz's `dot -c`
+say), and the directory renamed into place only when complete. A hash mismatch, a missing
+package or a failed step (a configure command exiting non-zero included) leaves no prefix.
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+# Its modules lie beside it, and the script's folder is not on sys.path under
+# PYTHONSAFEPATH, which a Bazel py_binary exports to what it runs (`bazel run
+# //tools/depgraph` runs tools/graphviz, which may install graphviz).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from deb_lock import LOCK_PATH, PinnedDeb, read_lock
 from debian_apt import AptError, PrivateApt, system_mirror
@@ -80,7 +87,22 @@ def unpack(debs: list[Path], root: Path) -> None:
         subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
 
 
-def install(prefix: Path, lock: Path, label: str = "tools/bazel", relocate: str = "bazel") -> None:
+def configure(command: Path, root: Path, prefix: Path, label: str) -> None:
+    print(f"{label}: configuring the prefix ({command.name}) ...", file=sys.stderr)
+    result = subprocess.run([str(command), str(root), str(prefix)], check=False)
+    if result.returncode != 0:
+        raise InstallError(
+            f"configuring the prefix failed: {command} exited {result.returncode} (see above)"
+        )
+
+
+def install(
+    prefix: Path,
+    lock: Path,
+    label: str = "tools/bazel",
+    relocate: str = "bazel",
+    configure_command: Path | None = None,
+) -> None:
     try:
         pins = read_lock(lock)
     except (OSError, ValueError) as error:
@@ -101,6 +123,8 @@ def install(prefix: Path, lock: Path, label: str = "tools/bazel", relocate: str 
             patch_prefix(staging_root=root, final_root=prefix, debs=debs)
         else:
             reroot_symlinks(root, prefix)
+        if configure_command is not None:
+            configure(configure_command, root, prefix, label)
         (root / COMPLETE_MARKER).write_text("".join(f"{p.file_name}\n" for p in pins))
         os.rename(root, prefix)
     finally:
@@ -113,6 +137,11 @@ def main() -> int:
     parser.add_argument("--lock", type=Path, default=LOCK_PATH)
     parser.add_argument("--label", default="tools/bazel", help="names the tool in messages")
     parser.add_argument("--relocate", choices=RELOCATIONS, default="bazel")
+    parser.add_argument(
+        "--configure", type=Path, metavar="CMD",
+        help="an executable run as `CMD STAGING_ROOT FINAL_PREFIX` before the prefix is "
+        "marked complete; a non-zero exit fails the install",
+    )
     args = parser.parse_args()
     prefix: Path = args.prefix.absolute()
     label: str = args.label
@@ -126,7 +155,7 @@ def main() -> int:
         if prefix.exists():
             shutil.rmtree(prefix)  # an incomplete prefix from an older installer
         try:
-            install(prefix, args.lock, label, args.relocate)
+            install(prefix, args.lock, label, args.relocate, args.configure)
         except (InstallError, AptError, OSError, subprocess.CalledProcessError) as error:
             print(f"{label}: install failed, no prefix left behind:\n{error}", file=sys.stderr)
             return 1

@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from deb_closure import pin_versions
 from deb_lock import LOCK_PATH, PinnedDeb, write_lock
 from debian_apt import PrivateApt, system_mirror
 
@@ -32,23 +33,6 @@ def resolve_closure(apt: PrivateApt) -> list[PinnedDeb]:
             package, version = match.group("file").split("_")[:2]
             wanted.append(f"{package}={version.replace('%3a', ':')}")
     return pin_versions(apt, wanted)
-
-
-def pin_versions(apt: PrivateApt, wanted: list[str]) -> list[PinnedDeb]:
-    """Pins for `package=version` (or bare `package`: its candidate) from the apt records."""
-    records = apt.run("apt-cache", "show", "--no-all-versions", *wanted)
-    pins = []
-    for record in records.strip().split("\n\n"):
-        fields = dict(
-            line.split(": ", 1) for line in record.splitlines() if ": " in line and line[0] != " "
-        )
-        pins.append(
-            PinnedDeb(
-                fields["Package"], fields["Version"], fields["SHA256"],
-                int(fields["Size"]), fields["Filename"],
-            )
-        )
-    return pins
 
 
 def main() -> int:
