@@ -3,6 +3,7 @@
 - @torch: the stock CPU-only torch wheel (torch_cpu) with its import-time deps.
 - @cuda: the CUDA 13.5 toolkit assembled from NVIDIA's PyPI wheels.
 - @cuda_cublas: cuBLAS/cuBLASLt, separate so its 444 MB are fetched only when linked.
+- @torch_testing: what torch.testing._internal (OpInfo) needs beyond @torch, for tests.
 - @local_python: the host interpreter's headers, for extension modules.
 """
 
@@ -42,6 +43,15 @@ def _hermetic_deps_impl(_module_ctx):
         name = "cuda_cublas",
         build_file = "//toolchains/cuda:BUILD.cublas.bazel",
         packages = ["nvidia-cublas"],
+    )
+    pinned_wheels(
+        name = "torch_testing",
+        build_file = "//toolchains/wheels:BUILD.torch_testing.bazel",
+        lock = "//toolchains/wheels:torch_testing.lock",
+        packages = [
+            "expecttest",
+            "setuptools",
+        ],
     )
     local_python(name = "local_python")
 

@@ -7,6 +7,12 @@ device-module builder. Then ``torch.randn(3, device="sim")``, ``x.to("sim:1")``,
 
 Settings (read when the device is first used): TORCH_SIM_DEVICE_COUNT, TORCH_SIM_MEMORY_MB,
 PYTORCH_SIM_ALLOC_CONF, TORCH_SIM_FALLBACK (allow | warn | error).
+
+Autoload: an installed torch_sim declares the entry point
+``[torch.backends] torch_sim = torch_sim:_autoload``, so stock torch loads it at the end of
+``import torch`` (torch/__init__.py ``_import_device_backends``) and code that never
+imports torch_sim can use ``device="sim"``; ``TORCH_DEVICE_BACKEND_AUTOLOAD=0`` turns that
+off. Proven by //tests/conformance:autoload_test.
 """
 
 import torch
@@ -27,5 +33,17 @@ if not hasattr(torch, NAME):
     torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
 
 device_module = getattr(torch, NAME)
+
+
+def _autoload() -> None:
+    """The ``torch.backends`` entry point: torch calls it at the end of ``import torch``.
+
+    Loading this module (which the entry point does first) has already registered the
+    device; this only checks that it did, so a broken install fails at ``import torch``
+    with torch's "Failed to load the backend extension" error rather than later.
+    """
+    if getattr(torch, NAME, None) is not device_module:
+        raise RuntimeError(f"torch_sim was imported but torch.{NAME} is not its device module")
+
 
 __all__ = ["NAME", "device_module"]

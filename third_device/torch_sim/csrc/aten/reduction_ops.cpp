@@ -6,6 +6,7 @@
 #include <ATen/ops/sum_ops.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/WrapDimMinimal.h>
+#include <c10/util/Exception.h>
 
 #include "op_helpers.h"
 #include "third_device/torch_sim/csrc/aten/sim_kernels.h"
@@ -61,7 +62,14 @@ at::Tensor sum_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool kee
   // No dims (None or []) reduces every dimension, as ATen's sum.
   std::vector<bool> reduced(static_cast<std::size_t>(self.dim()), !dim.has_value() || dim->empty());
   if (dim.has_value()) {
-    for (const int64_t d : *dim) reduced[static_cast<std::size_t>(c10::maybe_wrap_dim(d, self.dim()))] = true;
+    for (const int64_t d : *dim) {
+      // A 0-dim tensor accepts dim 0 / -1 (wrapped as for one dimension) and has nothing
+      // to reduce: the vector is empty then (indexing it crashed: OpInfo sum sample 1).
+      const auto wrapped = static_cast<std::size_t>(c10::maybe_wrap_dim(d, self.dim()));
+      if (self.dim() == 0) continue;
+      TORCH_CHECK(!reduced[wrapped], "dim ", wrapped, " appears multiple times in the list of dims");
+      reduced[wrapped] = true;
+    }
   }
   std::vector<int64_t> out_shape;
   for (int64_t d = 0; d < self.dim(); ++d) {

@@ -1,0 +1,509 @@
+"""OpInfo conformance of the sim device: every op in torch's op_db, run on "sim" and on the CPU.
+
+For each OpInfo of `torch.testing._internal.common_methods_invocations.op_db` (the pinned
+torch's), the first --samples sample inputs for float32, and for one integer dtype the op
+supports (int64 first), are generated on the CPU, run there, moved to the device (tensors,
+and a `device=` argument for factory functions), run on the device, and the outputs
+(tensors, nested tuples/lists, scalars) moved back and compared with
+torch.testing.assert_close: its default tolerances for the dtype, or the OpInfo's own
+toleranceOverride for TestCommon.test_compare_cpu (the upstream test of the same thing)
+where it gives one. `output_process_fn_grad` is applied to both sides first, as
+test_compare_cpu does (SVD-like ops have several valid answers). An op whose CPU outputs
+depend on the seed (random ops), or that returns uninitialised memory (empty*), is compared
+by shape and dtype only.
+
+Each op is classified
+  agree   every sample ran on the device and matched the CPU
+  differ  a sample ran but gave other values (or shapes/dtypes/devices): wrong results
+  error   a sample raised on the device (the sim cannot run it yet): the first line
+  crash   the process died (a signal) or hung while running the op
+  n/a     no sample could be run: no supported dtype, or the CPU itself raised on each
+and as native (no call reached the CPU fallback) or fallback (the aten ops that did, from
+torch.sim's per-op fallback counters).
+
+Ops run in a worker process, one after another; if it dies the op it was running is
+reported as a crash and a new worker takes the rest, so one segfault hides nothing.
+
+Under Bazel (a sharded py_test) each shard takes every n-th op, writes its table to
+$TEST_UNDECLARED_OUTPUTS_DIR and fails on: an op not attempted, or a crash or "differ"
+not listed in known_differences.txt (or listed but now agreeing: remove it then).
+Errors are reported and allowed. Outside Bazel:
+    python3 tests/conformance/op_conformance.py --out FILE [--samples N] [--ops NAME ...]
+with torch and torch_sim importable (PYTHONPATH).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import selectors
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+DEVICE = "sim"
+DEFAULT_SAMPLES = 3
+OP_TIMEOUT_S = 120.0
+KNOWN_DIFFERENCES = Path(__file__).with_name("known_differences.txt")
+CLASSES = ("agree", "differ", "error", "crash", "n/a")
+# Ops whose values are uninitialised memory on any device: compared by shape and dtype
+# only (upstream's test_compare_cpu skips them as "not comparable").
+ARBITRARY_VALUES = frozenset(
+    ["empty", "empty_like", "empty_permuted", "empty_strided", "new_empty", "new_empty_strided"])
+
+
+# --------------------------------------------------------------------------------------
+# Worker side: runs ops, one JSON line per event on the result pipe.
+# --------------------------------------------------------------------------------------
+
+
+def _op_key(op: object) -> str:
+    return op.name + ("." + op.variant_test_name if op.variant_test_name else "")
+
+
+def _load_op_db() -> list[object]:
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    return op_db
+
+
+def _tolerance(op: object, dtype: object) -> tuple[float, float] | None:
+    """(rtol, atol) from the OpInfo's toleranceOverride for test_compare_cpu, or None."""
+    from torch.testing._internal.common_device_type import toleranceOverride
+
+    best = None
+    for info in getattr(op, "decorators", ()) or ():
+        if getattr(info, "test_name", None) not in (None, "test_compare_cpu"):
+            continue
+        if getattr(info, "cls_name", None) not in (None, "TestCommon"):
+            continue
+        for decorator in getattr(info, "decorators", ()) or ():
+            if isinstance(decorator, toleranceOverride) and dtype in decorator.d:
+                tol = decorator.d[dtype]
+                rtol, atol = tol.rtol, tol.atol
+                if best is None or (rtol, atol) > best:
+                    best = (rtol, atol)
+    return best
+
+
+def _to_device(obj: object, device: str) -> object:
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return obj.to(device)
+    # Factory functions and `to` name the device: `device="cpu"`, or "cpu" positionally.
+    is_cpu_name = isinstance(obj, str) and obj == "cpu"
+    is_cpu_device = isinstance(obj, torch.device) and obj.type == "cpu"
+    if is_cpu_name or is_cpu_device:
+        return torch.device(device)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_to_device(x, device) for x in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_device(x, device) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _to_device(v, device) for k, v in obj.items()}
+    return obj
+
+
+def _device_types(obj: object, found: set[str]) -> set[str]:
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        found.add(obj.device.type)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            _device_types(x, found)
+    elif isinstance(obj, dict):
+        for x in obj.values():
+            _device_types(x, found)
+    return found
+
+
+def _to_cpu(obj: object) -> object:
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return tuple(_to_cpu(x) for x in obj)  # namedtuple -> tuple: compare by position
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_cpu(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _to_cpu(v) for k, v in obj.items()}
+    return obj
+
+
+def _metadata(obj: object) -> object:
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return ("tensor", tuple(obj.shape), str(obj.dtype))
+    if isinstance(obj, (list, tuple)):
+        return tuple(_metadata(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _metadata(v) for k, v in obj.items()}
+    return type(obj).__name__
+
+
+def _compare(actual: object, expected: object, tolerance: tuple[float, float] | None) -> None:
+    """Raises AssertionError when `actual` (moved to the CPU) differs from `expected`."""
+    import torch
+
+    kwargs = {"equal_nan": True}
+    if tolerance is not None:
+        kwargs.update(rtol=tolerance[0], atol=tolerance[1])
+    try:
+        torch.testing.assert_close(actual, expected, **kwargs)
+    except TypeError:
+        # Types assert_close does not know (strings, torch.Size in odd places, ...).
+        if actual != expected:
+            raise AssertionError(f"{actual!r} != {expected!r}") from None
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"[:300]
+
+
+def _same(a: object, b: object) -> bool:
+    try:
+        _compare(a, b, None)
+        return True
+    except Exception:
+        return False
+
+
+def run_op(op: object, max_samples: int) -> dict:
+    """Runs one OpInfo's samples on the CPU and the device; returns its result row."""
+    import torch
+
+    sim = getattr(torch, DEVICE)
+    result = {"op": _op_key(op), "class": "n/a", "detail": "", "fallback": [], "samples": 0,
+              "dtypes": []}
+    supported = op.supported_dtypes("cpu")
+    dtypes = [torch.float32] if torch.float32 in supported else []
+    dtypes += [d for d in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+               if d in supported][:1]
+    if not dtypes:
+        result["detail"] = "no float32 or integer dtype on the CPU"
+        return result
+    fell_back: collections.Counter = collections.Counter()
+    errors, differences, cpu_errors, random_ops = [], [], [], False
+    for dtype in dtypes:
+        try:
+            samples = op.sample_inputs("cpu", dtype, requires_grad=False)
+            samples = [s for _, s in zip(range(max_samples), samples, strict=False)]
+        except Exception as error:  # sample generation itself
+            cpu_errors.append(f"{dtype}: samples: {_first_line(error)}")
+            continue
+        for index, sample in enumerate(samples):
+            where = f"{str(dtype).replace('torch.', '')} sample {index}"
+            try:
+                torch.manual_seed(0)
+                expected = op(sample.input, *sample.args, **sample.kwargs)
+                expected = _to_cpu(sample.output_process_fn_grad(expected))
+                torch.manual_seed(1)
+                other = _to_cpu(sample.output_process_fn_grad(
+                    op(sample.input, *sample.args, **sample.kwargs)))
+            except Exception as error:
+                cpu_errors.append(f"{where}: {_first_line(error)}")
+                continue
+            random = op.name in ARBITRARY_VALUES or not _same(other, expected)
+            random_ops |= random
+            result["samples"] += 1
+            if str(dtype) not in result["dtypes"]:
+                result["dtypes"].append(str(dtype))
+            try:
+                moved = _to_device((sample.input, sample.args, sample.kwargs), DEVICE)
+                sim.synchronize()
+                sim.reset_fallback_counts()
+                torch.manual_seed(0)
+                actual = op(moved[0], *moved[1], **moved[2])
+                actual = sample.output_process_fn_grad(actual)
+                sim.synchronize()
+                fell_back.update(sim.fallback_counts())
+            except Exception as error:
+                fell_back.update(sim.fallback_counts())
+                errors.append(f"{where}: {_first_line(error)}")
+                continue
+            devices = _device_types(actual, set())
+            if devices and devices != {DEVICE} and _device_types(expected, set()):
+                differences.append(f"{where}: output on {sorted(devices)}, not {DEVICE}")
+                continue
+            actual = _to_cpu(actual)
+            try:
+                if random:
+                    if _metadata(actual) != _metadata(expected):
+                        raise AssertionError(
+                            f"arbitrary values: {_metadata(actual)} != {_metadata(expected)}")
+                else:
+                    _compare(actual, expected, _tolerance(op, dtype))
+            except AssertionError as error:
+                differences.append(f"{where}: {_first_line(error)}")
+    result["fallback"] = sorted(fell_back)
+    if differences:
+        result["class"], result["detail"] = "differ", differences[0]
+    elif errors:
+        result["class"], result["detail"] = "error", errors[0]
+    elif result["samples"]:
+        result["class"] = "agree"
+        if random_ops:
+            result["detail"] = "values arbitrary (random or uninitialised): shapes, dtypes compared"
+    else:
+        result["detail"] = ("CPU: " + cpu_errors[0]) if cpu_errors else "no samples"
+    return result
+
+
+def worker_main(result_fd: int, max_samples: int) -> None:
+    import warnings
+
+    import torch
+
+    import torch_sim  # noqa: F401  (installs torch.sim)
+
+    warnings.simplefilter("ignore")
+    torch.set_num_threads(1)
+    getattr(torch, DEVICE).set_fallback_policy("allow")
+    ops = {_op_key(op): op for op in _load_op_db()}
+    out = os.fdopen(result_fd, "w", buffering=1)
+    out.write(json.dumps({"ops": list(ops)}) + "\n")
+    for line in sys.stdin:
+        key = line.strip()
+        if not key:
+            continue
+        out.write(json.dumps({"start": key}) + "\n")
+        try:
+            row = run_op(ops[key], max_samples)
+        except Exception as error:  # a bug of this harness, or an op raising oddly
+            row = {"op": key, "class": "error", "detail": "harness: " + _first_line(error),
+                   "fallback": [], "samples": 0, "dtypes": []}
+        out.write(json.dumps({"result": row}) + "\n")
+    out.close()
+
+
+# --------------------------------------------------------------------------------------
+# Parent side: feeds ops to workers, survives their crashes.
+# --------------------------------------------------------------------------------------
+
+
+class _Worker:
+    def __init__(self, max_samples: int):
+        read_fd, write_fd = os.pipe()
+        self.stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [sys.executable, *(["-S"] if sys.flags.no_site else []),
+             os.path.abspath(__file__), "--worker", str(write_fd),
+             "--samples", str(max_samples)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.stderr,
+            pass_fds=(write_fd,), text=True)
+        os.close(write_fd)
+        self.results = os.fdopen(read_fd, "r")
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.results, selectors.EVENT_READ)
+        self.buffer = ""
+
+    def read(self, timeout: float) -> dict | None:
+        """The next event; {"eof": True} when the worker died; None on timeout."""
+        deadline = time.monotonic() + timeout
+        while "\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.selector.select(left):
+                return None
+            chunk = os.read(self.results.fileno(), 65536).decode()
+            if not chunk:
+                return {"eof": True}
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split("\n", 1)
+        return json.loads(line)
+
+    def send(self, key: str) -> None:
+        self.process.stdin.write(key + "\n")
+        self.process.stdin.flush()
+
+    def stop(self) -> str:
+        """Ends the worker; returns how it ended and the tail of its stderr."""
+        if self.process.poll() is None:
+            try:
+                self.process.stdin.close()
+                self.process.wait(timeout=10)
+            except Exception:
+                self.process.kill()
+                self.process.wait()
+        code = self.process.returncode
+        self.stderr.seek(0)
+        tail = self.stderr.read().decode(errors="replace").strip().splitlines()[-3:]
+        how = f"signal {-code}" if code < 0 else f"exit {code}"
+        return how + (": " + " | ".join(tail) if tail else "")
+
+
+def run_all(keys: list[str], max_samples: int, worker: _Worker | None = None,
+            log: Callable[[str], None] = print) -> list[dict]:
+    """Runs `keys` in `worker` (started and ready), then in new ones after a crash."""
+    rows: dict[str, dict] = {}
+    pending = list(keys)
+    while pending:
+        if worker is None:
+            worker = _Worker(max_samples)
+            if "ops" not in (worker.read(timeout=600) or {}):
+                raise RuntimeError("the conformance worker did not start: " + worker.stop())
+        for key in pending:  # the pipe holds them all; the worker reads at its pace
+            worker.send(key)
+        worker.process.stdin.flush()
+        current = None
+        while pending:
+            event = worker.read(timeout=OP_TIMEOUT_S)
+            if event is None or "eof" in event:  # hung on `current`, or died
+                hung = event is None
+                if hung:
+                    worker.process.kill()
+                how = worker.stop()
+                if current is None:
+                    raise RuntimeError("the conformance worker died between ops: " + how)
+                rows[current] = {"op": current, "class": "crash", "fallback": [], "samples": 0,
+                                 "dtypes": [],
+                                 "detail": (f"no result in {OP_TIMEOUT_S:.0f} s"
+                                            if hung else "worker died: " + how)}
+                log(f"  {current}: crash ({rows[current]['detail']})")
+                pending.remove(current)
+                worker = None
+                break
+            if "start" in event:
+                current = event["start"]
+            elif "result" in event:
+                row = event["result"]
+                rows[row["op"]] = row
+                pending.remove(row["op"])
+                current = None
+        else:
+            worker.stop()
+    if worker is not None and worker.process.poll() is None:
+        worker.stop()
+    return [rows[k] for k in keys]
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(rows: list[dict], title: str, notes: list[str]) -> str:
+    counts = collections.Counter(r["class"] for r in rows)
+    native = sum(1 for r in rows if r["class"] in ("agree", "differ") and not r["fallback"])
+    lines = [f"# {title}", "", *notes, "", "| class | ops |", "| --- | ---: |"]
+    lines += [f"| {c} | {counts.get(c, 0)} |" for c in CLASSES]
+    lines += [f"| total | {len(rows)} |", "",
+              f"Ops that ran with no CPU fallback at all: {native}.", "",
+              "| op | class | path | dtypes | samples | fell back (aten ops) | detail |",
+              "| --- | --- | --- | --- | ---: | --- | --- |"]
+    for r in rows:
+        ran = r["class"] in ("agree", "differ")
+        path = "fallback" if r["fallback"] else ("native" if ran else "")
+        dtypes = ", ".join(d.replace("torch.", "") for d in r["dtypes"])
+        lines.append(f"| {_escape(r['op'])} | {r['class']} | {path} | {dtypes} | {r['samples']} "
+                     f"| {_escape(', '.join(r['fallback']))} | {_escape(r['detail'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def read_known_differences(path: Path = KNOWN_DIFFERENCES) -> dict[str, str]:
+    """`op  reason...` per line; '#' starts a comment."""
+    known = {}
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            op, _, reason = line.partition(" ")
+            if not reason.strip():
+                raise ValueError(f"{path.name}: '{op}' has no reason")
+            known[op] = reason.strip()
+    return known
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", help="write the Markdown table here")
+    parser.add_argument("--samples", type=int, default=int(os.environ.get(
+        "CONFORMANCE_SAMPLES", DEFAULT_SAMPLES)), help="samples per op and dtype")
+    parser.add_argument("--ops", nargs="*", help="only these ops (name[.variant])")
+    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker is not None:
+        worker_main(args.worker, args.samples)
+        return 0
+
+    started = time.monotonic()
+    under_bazel = "TEST_TARGET" in os.environ
+    shards = int(os.environ.get("TEST_TOTAL_SHARDS", "1"))
+    shard = int(os.environ.get("TEST_SHARD_INDEX", "0"))
+    if "TEST_SHARD_STATUS_FILE" in os.environ:
+        Path(os.environ["TEST_SHARD_STATUS_FILE"]).touch()
+
+    # The first worker lists op_db; the parent never imports torch or loads the device.
+    first = _Worker(args.samples)
+    ready = first.read(timeout=600)
+    if "ops" not in (ready or {}):
+        raise RuntimeError("the conformance worker did not start: " + first.stop())
+    all_keys = ready["ops"]
+    if args.ops:
+        unknown = sorted(set(args.ops) - set(all_keys))
+        if unknown:
+            parser.error(f"unknown ops: {unknown}")
+        all_keys = [k for k in all_keys if k in args.ops]
+    keys = all_keys[shard::shards]
+    print(f"op_db: {len(all_keys)} OpInfos; this run: {len(keys)} (shard {shard + 1} of "
+          f"{shards}), first {args.samples} samples per op for float32 and one integer "
+          "dtype", flush=True)
+
+    rows = run_all(keys, args.samples, first)
+    elapsed = time.monotonic() - started
+
+    known = read_known_differences()
+    counts = collections.Counter(r["class"] for r in rows)
+    notes = [
+        f"torch op_db OpInfos on the `{DEVICE}` device against the CPU: shard {shard + 1} of "
+        f"{shards}, {len(rows)} ops, the first {args.samples} sample inputs per op for float32 "
+        "and one integer dtype (int64 first), generated on the CPU.",
+        f"Wall time {elapsed:.0f} s.",
+    ]
+    title = "OpInfo conformance: sim vs CPU"
+    table = markdown(rows, title, notes)
+    outputs = []
+    if args.out:
+        outputs.append(Path(args.out))
+    if os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR"):
+        suffix = "" if shards == 1 else f".shard-{shard + 1}-of-{shards}"
+        name = f"op_conformance{suffix}.md"
+        outputs.append(Path(os.environ["TEST_UNDECLARED_OUTPUTS_DIR"]) / name)
+    for path in outputs:
+        path.write_text(table)
+        print(f"table: {path}")
+
+    print("counts: " + ", ".join(f"{c} {counts.get(c, 0)}" for c in CLASSES)
+          + f" (of {len(rows)} ops; {elapsed:.0f} s)")
+    for r in rows:
+        if r["class"] in ("differ", "crash"):
+            mark = " (known)" if r["op"] in known else ""
+            print(f"  {r['class']}{mark}: {r['op']}: {r['detail']}")
+    print(f"errors (allowed: ops the {DEVICE} device cannot run yet): {counts.get('error', 0)}")
+
+    failures = []
+    attempted = {r["op"] for r in rows}
+    if attempted != set(keys):
+        failures.append(f"ops not attempted: {sorted(set(keys) - attempted)}")
+    failures += [f"{r['op']} crashed the process and is not in {KNOWN_DIFFERENCES.name}: "
+                 f"{r['detail']}" for r in rows if r["class"] == "crash" and r["op"] not in known]
+    failures += [f"{r['op']} differs from the CPU and is not in {KNOWN_DIFFERENCES.name}: "
+                 f"{r['detail']}" for r in rows if r["class"] == "differ" and r["op"] not in known]
+    failures += [f"{r['op']} is in {KNOWN_DIFFERENCES.name} but now {r['class']}s: remove it"
+                 for r in rows if r["op"] in known and r["class"] == "agree"]
+    for failure in failures:
+        print("FAIL: " + failure)
+    if under_bazel or not args.out:
+        return 1 if failures else 0
+    return 0  # script mode with --out: a report, not a verdict
+
+
+if __name__ == "__main__":
+    sys.exit(main())
