@@ -96,10 +96,12 @@ torch_core_device_python_sources = [
 torch_core_python_sources = [
     "python/torch_core/__init__.py",
     "python/torch_core/device_module.py",
+    "python/torch_core/preload.py",
 ]
 
 # torch_core kernel loop API, host side (torch-free, header-only).
 torch_core_kernel_loop_headers = [
+    "csrc/aten/host_device.h",
     "csrc/aten/kernel_loop.h",
 ]
 
@@ -137,25 +139,88 @@ torch_cuda_framework_headers = [
 ]
 
 # torch_cuda kernels: device code (compiled by nvcc for every configured architecture).
+# Paths from third_device/torch_cuda/csrc/aten, the package of the device code.
 torch_cuda_kernel_sources = [
-    "csrc/aten/kernels/elementwise_add.cu",
+    "kernels/elementwise_add.cu",
 ]
 
 torch_cuda_kernel_headers = [
-    "csrc/aten/kernels/elementwise_add.h",
+    "kernels/elementwise_add.h",
 ]
 
-# torch_python_cuda: the _CUDAC extension module.
+# The kernel functors shared by the host loops and the GPU loops (host+device, no CUDA).
+torch_cuda_loop_ops_headers = [
+    "loop_index.h",
+    "loop_ops.h",
+]
+
+# The kernel loop API over CUDA and the native elementwise/reduction kernels.
+torch_cuda_loop_kernel_sources = [
+    "binary_kernels.cu",
+    "fill_copy_kernels.cu",
+    "reduce_kernels.cu",
+]
+
+torch_cuda_loop_kernel_headers = [
+    "cuda_loop.cuh",
+    "loop_kernels.h",
+]
+
+# cuBLAS wrappers: gemm, strided-batched gemm, gemv, handles, precision controls.
+torch_cuda_blas_sources = [
+    "blas/cublas_handle.cpp",
+    "blas/gemm.cpp",
+]
+
+torch_cuda_blas_headers = [
+    "blas/cublas_check.h",
+    "blas/cublas_handle.h",
+    "blas/gemm.h",
+]
+
+# torch_cuda backend on the CUDA key, shared by the real and simulated variants: backend
+# registration, CUDA hooks, operator registrations, and the variant interface.
+torch_cuda_backend_headers = [
+    "csrc/framework/cuda_backend.h",
+    "csrc/framework/cuda_hooks.h",
+    "csrc/framework/variant.h",
+]
+
+torch_cuda_backend_sources = [
+    "csrc/framework/cuda_backend.cpp",
+    "csrc/framework/cuda_hooks.cpp",
+    "csrc/framework/native_registration.cpp",
+]
+
+# torch_python_cuda: the _CUDAC extension module's init, shared by both variants.
 torch_python_cuda_sources = [
     "csrc/pybinding/cudac_module.cpp",
+]
+
+torch_python_cuda_headers = [
+    "csrc/pybinding/variant_bindings.h",
 ]
 
 # The torch_cuda Python package (RFC layout: backends/ and core/).
 torch_cuda_python_sources = [
     "torch_cuda/__init__.py",
+    "torch_cuda/_loader.py",
+    "torch_cuda/_torch_c_names.py",
     "torch_cuda/backends/__init__.py",
     "torch_cuda/core/__init__.py",
     "torch_cuda/core/version.py",
+    "torch_cuda/torch_patches/__init__.py",
+    "torch_cuda/torch_patches/_pinned.py",
+    "torch_cuda/torch_patches/cuda_storage.py",
+    "torch_cuda/torch_patches/load_before_torch_c.py",
+    "torch_cuda/torch_patches/raw_stream_for_dynamo.py",
+    "torch_cuda/torch_patches/torch_c_names.py",
+    "torch_cuda/torch_patches/version_cuda.py",
+]
+
+# The activation module a wheel puts at its top level, beside torch_cuda_activate.pth.
+torch_cuda_activation_sources = [
+    "_torch_cuda_activate.py",
 ]
 
 # torch_sim: the PrivateUse1 reference backend on the simulated runtime.

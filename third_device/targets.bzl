@@ -8,13 +8,28 @@ so a target added to a backend but missing here fails those queries loudly.
 TORCH_CUDA_TARGETS = [
     "//third_device/torch_cuda:_CUDAC",
     "//third_device/torch_cuda:_CUDAC.so",
+    "//third_device/torch_cuda:backend",
     "//third_device/torch_cuda:cuda_check",
+    "//third_device/torch_cuda:cuda_names_coverage",
+    "//third_device/torch_cuda:real_pybinding",
+    "//third_device/torch_cuda:real_variant",
     "//third_device/torch_cuda:demo",
     "//third_device/torch_cuda:framework",
     "//third_device/torch_cuda:kernels",
+    "//third_device/torch_cuda:pybinding",
     "//third_device/torch_cuda:torch_cuda",
     "//third_device/torch_cuda:torch_cuda_py",
+    "//third_device/torch_cuda:torch_cuda_py_lib",
     "//third_device/torch_cuda:torch_python_cuda",
+    "//third_device/torch_cuda/csrc/aten:cublas",
+    "//third_device/torch_cuda/csrc/aten:elementwise_add",
+    "//third_device/torch_cuda/csrc/aten:loop_kernels",
+    "//third_device/torch_cuda/csrc/aten:loop_ops",
+    "//third_device/torch_cuda/simulated:_CUDAC",
+    "//third_device/torch_cuda/simulated:_CUDAC.so",
+    "//third_device/torch_cuda/simulated:simulated_pybinding",
+    "//third_device/torch_cuda/simulated:simulated_variant",
+    "//third_device/torch_cuda/simulated:torch_cuda_py",
 ]
 
 TORCH_SIM_TARGETS = [
@@ -28,4 +43,8 @@ TORCH_SIM_TARGETS = [
 THIRD_DEVICE_TARGETS = TORCH_CUDA_TARGETS + TORCH_SIM_TARGETS
 
 # The `:all` patterns of the packages above, for query expressions.
-THIRD_DEVICE_ALL = "//third_device/torch_cuda:all + //third_device/torch_sim:all"
+THIRD_DEVICE_ALL = (
+    "//third_device/torch_cuda:all + //third_device/torch_cuda/csrc/aten:all + " +
+    "//third_device/torch_cuda/simulated:all + " +
+    "//third_device/torch_sim:all"
+)

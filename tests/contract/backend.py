@@ -18,7 +18,24 @@ backend = importlib.import_module(PACKAGE)
 DEVICE: str = os.environ.get("CONTRACT_DEVICE") or getattr(
     backend, "NAME", PACKAGE.replace("torch_", "")
 )
-mod = getattr(torch, DEVICE)
+
+
+class _DeviceModule:
+    """torch.<device>, then the backend package for what stock torch.<device> lacks
+    (torch.cuda has no CPU-fallback policy or counters; torch_cuda provides them)."""
+
+    def __init__(self, device_module: object, package: object) -> None:
+        self._device_module = device_module
+        self._package = package
+
+    def __getattr__(self, name: str) -> object:
+        try:
+            return getattr(self._device_module, name)
+        except AttributeError:
+            return getattr(self._package, name)
+
+
+mod = _DeviceModule(getattr(torch, DEVICE), backend)
 
 
 def device(index: int = 0) -> torch.device:

@@ -19,7 +19,7 @@ CONTRACT_TESTS = [
     "tensor",
 ]
 
-def contract_tests(backend, deps, env = {}, test_env = {}, tags = []):
+def contract_tests(backend, deps, env = {}, test_env = {}, tags = [], not_yet = {}):
     """One py_test per contract file, `<backend>_<file>_test`.
 
     Args:
@@ -28,6 +28,8 @@ def contract_tests(backend, deps, env = {}, test_env = {}, tags = []):
       env: environment for every test (device-specific settings).
       test_env: {file: {var: value}} for single tests (e.g. a small memory for `oom`).
       tags: tags for every test.
+      not_yet: {file: reason} for files the backend does not pass yet: they are built
+        and tagged `manual` (run them by name), so the gap stays visible.
     """
     for test in CONTRACT_TESTS:
         test_environment = {"CONTRACT_BACKEND": backend}
@@ -39,7 +41,7 @@ def contract_tests(backend, deps, env = {}, test_env = {}, tags = []):
             main = "test_%s.py" % test,
             env = test_environment,
             size = "small",
-            tags = tags,
+            tags = tags + (["manual"] if test in not_yet else []),
             deps = deps + [
                 ":contract_backend",
                 "@torch//:torch_py",

@@ -6,10 +6,11 @@ what this machine can run; on a GPU machine it also runs the elementwise kernel.
 
 from __future__ import annotations
 
+# ruff: noqa: I001  (torch_cuda before torch: activates the backend as an installed .pth would)
+import torch_cuda
 import torch
 
 import _CUDAC
-import torch_cuda
 
 _ROUND_TRIP_ELEMENTS = 1 << 20
 

@@ -1,19 +1,23 @@
-// _CUDAC (torch_python_cuda): the Python face of torch_cuda, initialised on its own,
-// beside the stock CPU torch's torch._C.
-#include <c10/core/DeviceType.h>
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-
-#include <cuda_runtime_api.h>
-
+// _CUDAC (torch_python_cuda): the Python face of torch_cuda, written once for both
+// variants. Loading the library registers the CUDA hooks and operators (static
+// initialisers); this module init creates the backend on the CUDA key (guard, allocator)
+// and binds torch_core's device functions plus what only CUDA has. torch_cuda's Python
+// package turns these into the torch._C._cuda_* names torch/cuda expects
+// (torch_cuda/_torch_c_names.py).
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <c10/core/DeviceType.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
 #include "cuda_build_info.h"
-#include "third_device/torch_cuda/csrc/framework/cuda_check.h"
-#include "third_device/torch_cuda/csrc/framework/cuda_device_runtime.h"
-#include "third_device/torch_cuda/csrc/framework/device_smoke.h"
+#include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
+#include "third_device/torch_cuda/csrc/framework/variant.h"
+#include "third_device/torch_cuda/csrc/pybinding/variant_bindings.h"
+#include "torch_core/device/python_bindings.h"
 
 namespace py = pybind11;
 
@@ -34,45 +38,46 @@ std::vector<std::string> built_archs() {
 py::dict build_info() {
   py::dict info;
   info["cuda_version"] = TORCH_CUDA_BUILD_CUDA_VERSION;
-  info["cudart_version"] = CUDART_VERSION;
+  info["cudart_version"] = torch_cuda::variant::cudart_version();
   info["archs"] = built_archs();
   info["torch_version"] = TORCH_CUDA_BUILD_TORCH_VERSION;
   info["git_revision"] = TORCH_CUDA_BUILD_GIT_REVISION;
+  info["variant"] = torch_cuda::variant::name();
   return info;
-}
-
-py::dict device_properties(int device) {
-  const torch_core::DeviceProperties props = torch_cuda::CudaRuntime().properties(device);
-  py::dict result;
-  result["name"] = props.name;
-  result["total_memory"] = props.total_memory_bytes;
-  result["major"] = props.major;
-  result["minor"] = props.minor;
-  result["multi_processor_count"] = props.multiprocessor_count;
-  return result;
 }
 
 }  // namespace
 
 PYBIND11_MODULE(_CUDAC, m) {
   m.doc() = "torch_python_cuda: the standalone CUDA backend's Python module";
-  py::register_exception<torch_cuda::CudaError>(m, "CudaError", PyExc_RuntimeError);
+  torch_core::Backend& backend = torch_cuda::backend();
+  torch_core::Backend* b = &backend;  // process-lifetime
+  torch_core::bind_device_api(m, c10::DeviceType::CUDA);
 
   m.attr("cuda_version") = TORCH_CUDA_BUILD_CUDA_VERSION;
-  m.attr("cudart_version") = CUDART_VERSION;
+  m.attr("cudart_version") = torch_cuda::variant::cudart_version();
   m.attr("built_archs") = built_archs();
+  m.attr("torch_version") = TORCH_CUDA_BUILD_TORCH_VERSION;
+  m.attr("variant") = torch_cuda::variant::name();
+  m.attr("fallback_policy_env") = torch_cuda::kFallbackPolicyEnv;
+  m.attr("allocator_config_env") = torch_cuda::kAllocatorConfigEnv;
   // The dispatch key torch_cuda registers on, named by the stock CPU libc10 itself.
   m.attr("device_type") = c10::DeviceTypeName(c10::DeviceType::CUDA, /*lower_case=*/true);
 
   m.def("build_info", &build_info,
-        "CUDA version, cudart version, archs, torch version built against, git revision.");
+        "CUDA version, cudart version, archs, torch version built against, git revision, variant.");
 
-  m.def("device_count", [] { return torch_cuda::CudaRuntime().device_count(); },
-        "Number of CUDA devices; 0 when there is no GPU or no driver.");
-  m.def("unavailable_reason", [] { return torch_cuda::CudaRuntime().unavailable_reason(); },
-        "Why device_count() is 0; empty when devices exist.");
-  m.def("get_device_properties", &device_properties, py::arg("device"));
-  m.def("device_add_round_trip", &torch_cuda::device_add_round_trip, py::arg("device"),
-        py::arg("n"),
-        "Runs the elementwise add kernel on `device`; returns the max abs error vs. the host.");
+  m.def("_current_raw_stream", [b](int device) {
+    const c10::DeviceIndex index = b->checked_index(static_cast<c10::DeviceIndex>(device));
+    return reinterpret_cast<std::intptr_t>(b->streams().current_handle(index));
+  }, py::arg("device"), "The current stream's runtime handle (a cudaStream_t) as an integer.");
+  // torch._C.Event.elapsed_time accepts only an exact torch._C.Event; torch.cuda.Event
+  // subclasses it, so the CUDA event base measures through the guard instead.
+  m.def("_event_elapsed_time", [b](std::intptr_t start, std::intptr_t end, int device) {
+    py::gil_scoped_release no_gil;
+    return b->guard().elapsedTime(reinterpret_cast<void*>(start), reinterpret_cast<void*>(end),
+                                  static_cast<c10::DeviceIndex>(device));
+  }, py::arg("start_event_id"), py::arg("end_event_id"), py::arg("device"));
+
+  torch_cuda::bind_variant(m);
 }

@@ -13,6 +13,7 @@ class BuildInfo:
     cudart_version: int
     archs: tuple[str, ...]
     device_type: str
+    variant: str
 
 
 def build_info() -> BuildInfo:
@@ -21,6 +22,7 @@ def build_info() -> BuildInfo:
         cudart_version=_CUDAC.cudart_version,
         archs=tuple(_CUDAC.built_archs),
         device_type=_CUDAC.device_type,
+        variant=_CUDAC.variant,
     )
 
 

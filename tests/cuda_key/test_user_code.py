@@ -1,0 +1,158 @@
+"""Unmodified CUDA user code on the stock CPU-only torch with torch_cuda installed
+(simulated variant). Nothing here imports torch_cuda: the activation is the installed
+.pth's (site/sitecustomize.py in Bazel)."""
+
+from __future__ import annotations
+
+import io
+import unittest
+from collections.abc import Callable
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class UserCode(unittest.TestCase):
+    def test_is_available(self) -> None:
+        self.assertTrue(torch.cuda.is_available())
+        self.assertEqual(torch.cuda.device_count(), 2)
+
+    def test_tensor_cuda(self) -> None:
+        x = torch.arange(6.0).reshape(2, 3)
+        y = x.cuda()
+        self.assertTrue(y.is_cuda)
+        self.assertEqual(y.device, torch.device("cuda", 0))
+        self.assertTrue(torch.equal(y.cpu(), x))
+
+    def test_randn_on_cuda(self) -> None:
+        x = torch.randn(4, 5, device="cuda")
+        self.assertEqual(x.device.type, "cuda")
+        self.assertEqual(x.shape, (4, 5))
+
+    def test_to_cuda_1(self) -> None:
+        x = torch.ones(3, device="cuda").to("cuda:1")
+        self.assertEqual(x.device, torch.device("cuda", 1))
+        self.assertTrue(torch.equal((x * 2).cpu(), torch.full((3,), 2.0)))
+
+    def _train(
+        self, device: str, optimizer_factory: Callable[..., torch.optim.Optimizer]
+    ) -> list[torch.Tensor]:
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+        model = model.cuda() if device == "cuda" else model
+        optimizer = optimizer_factory(model.parameters())
+        data = torch.randn(16, 4)
+        target = torch.randn(16, 1)
+        for _ in range(3):
+            optimizer.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(data.to(device)), target.to(device))
+            loss.backward()
+            optimizer.step()
+        return [p.detach().cpu() for p in model.parameters()]
+
+    def test_module_cuda_sgd(self) -> None:
+        cpu = self._train("cpu", lambda p: torch.optim.SGD(p, lr=0.1))
+        cuda = self._train("cuda", lambda p: torch.optim.SGD(p, lr=0.1))
+        for a, b in zip(cpu, cuda, strict=False):
+            torch.testing.assert_close(a, b)
+
+    def test_module_cuda_adam_foreach(self) -> None:
+        cpu = self._train("cpu", lambda p: torch.optim.Adam(p, lr=0.01, foreach=True))
+        cuda = self._train("cuda", lambda p: torch.optim.Adam(p, lr=0.01, foreach=True))
+        for a, b in zip(cpu, cuda, strict=False):
+            torch.testing.assert_close(a, b)
+
+    def test_stream_event(self) -> None:
+        stream = torch.cuda.Stream()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        with torch.cuda.stream(stream):
+            self.assertEqual(torch.cuda.current_stream(), stream)
+            start.record()
+            x = torch.ones(100, device="cuda") * 3
+            end.record()
+        torch.cuda.current_stream().wait_stream(stream)
+        end.synchronize()
+        self.assertTrue(end.query())
+        self.assertGreaterEqual(start.elapsed_time(end), 0.0)
+        self.assertEqual(x.sum().item(), 300.0)
+        self.assertIsInstance(torch.cuda.current_stream().cuda_stream, int)
+
+    def test_memory_stats(self) -> None:
+        torch.cuda.init()
+        before = torch.cuda.memory_allocated()
+        x = torch.empty(1 << 20, dtype=torch.uint8, device="cuda")
+        self.assertGreaterEqual(torch.cuda.memory_allocated() - before, 1 << 20)
+        self.assertGreaterEqual(torch.cuda.memory_reserved(), torch.cuda.memory_allocated())
+        self.assertGreaterEqual(torch.cuda.max_memory_allocated(), 1 << 20)
+        self.assertIn("allocated_bytes.all.current", torch.cuda.memory_stats())
+        del x
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        free, total = torch.cuda.mem_get_info()
+        self.assertLessEqual(free, total)
+        self.assertIn("memory summary", torch.cuda.memory_summary())
+
+    def test_manual_seed(self) -> None:
+        torch.cuda.manual_seed(7)
+        a = torch.randn(8, device="cuda")
+        torch.cuda.manual_seed(7)
+        b = torch.randn(8, device="cuda")
+        self.assertTrue(torch.equal(a.cpu(), b.cpu()))
+        torch.cuda.manual_seed_all(3)
+        self.assertEqual(torch.cuda.initial_seed(), 3)
+
+    def test_autocast_bf16(self) -> None:
+        model = torch.nn.Linear(4, 4).cuda()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            out = model(torch.randn(2, 4, device="cuda"))
+        self.assertEqual(out.dtype, torch.bfloat16)
+        self.assertTrue(torch.cuda.is_bf16_supported())
+
+    def test_pin_memory(self) -> None:
+        x = torch.ones(16).pin_memory()
+        self.assertTrue(x.is_pinned())
+        y = x.to("cuda", non_blocking=True)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(y.cpu(), x))
+
+    def test_dataloader_pin_memory(self) -> None:
+        loader = DataLoader(TensorDataset(torch.arange(8.0)), batch_size=4, pin_memory=True)
+        batches = list(loader)
+        self.assertTrue(all(batch[0].is_pinned() for batch in batches))
+
+    def test_save_load_map_location(self) -> None:
+        buffer = io.BytesIO()
+        torch.save({"w": torch.arange(4.0, device="cuda")}, buffer)
+        buffer.seek(0)
+        loaded = torch.load(buffer, map_location="cuda:1")
+        self.assertEqual(loaded["w"].device, torch.device("cuda", 1))
+        self.assertTrue(torch.equal(loaded["w"].cpu(), torch.arange(4.0)))
+        buffer.seek(0)
+        self.assertEqual(torch.load(buffer)["w"].device, torch.device("cuda", 0))
+
+    def test_accelerator(self) -> None:
+        self.assertEqual(torch.accelerator.current_accelerator(), torch.device("cuda"))
+        self.assertTrue(torch.accelerator.is_available())
+        self.assertEqual(torch.accelerator.device_count(), 2)
+        torch.accelerator.set_device_index(1)
+        try:
+            self.assertEqual(torch.accelerator.current_device_index(), 1)
+        finally:
+            torch.accelerator.set_device_index(0)
+        torch.accelerator.synchronize()
+
+    def test_version_cuda(self) -> None:
+        self.assertEqual(torch.version.cuda, "13.5")
+        self.assertTrue(torch.backends.cuda.is_built())
+
+    def test_storage_cuda(self) -> None:
+        storage = torch.arange(3.0).untyped_storage().cuda()
+        self.assertEqual(storage.device.type, "cuda")
+        self.assertEqual(torch.UntypedStorage(8, device="cuda").device.type, "cuda")
+        typed = torch.ones(3).storage().cuda()
+        self.assertEqual(typed.device.type, "cuda")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

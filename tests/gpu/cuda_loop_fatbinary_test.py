@@ -1,0 +1,63 @@
+"""The kernel-loop kernels are in the binary for every configured architecture.
+
+cuobjdump (the hermetic one from @cuda) reads the fatbinary of //tests/gpu:cuda_loop_test,
+which links //third_device/torch_cuda/csrc/aten:loop_kernels: SASS for each
+//toolchains/cuda:archs entry, PTX for the newest, and every kernel template of
+cuda_loop.cuh instantiated in it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import unittest
+from pathlib import Path
+
+CONFIGURED_ARCHS = os.environ["CONFIGURED_CUDA_ARCHS"].split(",")
+
+
+def runfile(path: str) -> Path:
+    return Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"] / path
+
+
+def cuobjdump(*flags: str) -> str:
+    tool, binary = sys.argv[1], sys.argv[2]
+    return subprocess.run(
+        [runfile(tool), *flags, runfile(binary)], capture_output=True, text=True, check=True
+    ).stdout
+
+
+class LoopKernelsFatbinary(unittest.TestCase):
+    def test_sass_for_every_arch_and_ptx_for_the_newest(self) -> None:
+        listing = cuobjdump("--list-elf")
+        for arch in CONFIGURED_ARCHS:
+            self.assertIn(f".{arch}.", listing, f"no {arch} SASS:\n{listing}")
+        newest = max(CONFIGURED_ARCHS, key=lambda arch: int(arch[3:]))
+        self.assertIn(f".{newest}.", cuobjdump("--list-ptx"))
+
+    def test_every_kernel_for_every_arch(self) -> None:
+        usage = cuobjdump("--dump-resource-usage")
+        # Per fatbinary entry: "arch = sm_XY", then " Function <mangled name>:" lines.
+        sections: dict[str, list[str]] = {}
+        arch = None
+        for line in usage.splitlines():
+            if line.strip().startswith("arch = "):
+                arch = line.strip().removeprefix("arch = ")
+            if line.strip().startswith("Function ") and arch is not None:
+                sections.setdefault(arch, []).append(line.strip())
+        for arch in CONFIGURED_ARCHS:
+            functions = "\n".join(sections.get(arch, []))
+            loops = ("contiguous_kernel", "strided_kernel", "reduce_kernel")
+            loops += ("reduce_partials_kernel",)
+            for kernel in loops:
+                self.assertIn(kernel, functions, f"no {kernel} for {arch}:\n{usage[:4000]}")
+            # The ops: functors name the instantiations (mangled: 3Add, 3Sub, 3Mul, 3Div, 4Fill,
+            # 8Identity, 5SumOp, 5MaxOp).
+            functors = ("3Add", "3Sub", "3Mul", "3Div", "4Fill", "8Identity", "5SumOp", "5MaxOp")
+            for functor in functors:
+                self.assertIn(functor, functions, f"no {functor} kernel for {arch}")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])

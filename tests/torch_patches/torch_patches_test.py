@@ -1,0 +1,96 @@
+"""The torch_patches ledger against the pinned torch (torch_cuda active via sitecustomize)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+import unittest
+
+import torch
+
+from torch_cuda import torch_patches
+from torch_cuda.torch_patches import (
+    cuda_storage,
+    load_before_torch_c,
+    raw_stream_for_dynamo,
+    torch_c_names,
+    version_cuda,
+)
+
+
+class Ledger(unittest.TestCase):
+    def test_every_entry_is_documented(self) -> None:
+        for entry in torch_patches.ENTRIES:
+            for field in ("NAME", "WHAT", "WHY", "UPSTREAM"):
+                self.assertTrue(getattr(entry, field), f"{entry.__name__}.{field}")
+            self.assertIn("Upstream:", entry.__doc__)
+
+    def test_all_applied_in_order(self) -> None:
+        self.assertEqual(torch_patches.applied(), [e.NAME for e in torch_patches.ENTRIES])
+
+    def test_pinned_version_is_this_torch(self) -> None:
+        self.assertEqual(torch.__version__, torch_patches.PINNED_TORCH_VERSION)
+
+    def test_other_torch_version_is_refused(self) -> None:
+        with self.assertRaises(torch_patches.TorchVersionMismatchError) as caught:
+            torch_patches.check_torch_version("2.14.0+cpu")
+        self.assertIn("2.14.0+cpu", str(caught.exception))
+        self.assertIn("2.13.0+cpu", str(caught.exception))
+        for entry in (load_before_torch_c, torch_c_names, raw_stream_for_dynamo, cuda_storage):
+            with self.assertRaisesRegex(torch_patches.TorchVersionMismatchError, "2.13.0"):
+                entry.check("2.12.1", torch._C)
+
+    def test_probe_failure_names_the_entry(self) -> None:
+        # torch._C now has the CUDA names: the entry's probe says it would not apply again.
+        with self.assertRaisesRegex(torch_patches.PatchNoLongerAppliesError, "torch_c_names"):
+            torch_c_names.check(torch.__version__, torch._C)
+        with self.assertRaisesRegex(torch_patches.PatchNoLongerAppliesError, "version_cuda"):
+            version_cuda.check(torch.__version__, types.SimpleNamespace(cuda="12.8"))
+
+    def test_probes_hold_for_the_pinned_torch(self) -> None:
+        load_before_torch_c.check(torch.__version__, torch._C)
+        raw_stream_for_dynamo.check(torch.__version__, torch._C)
+        cuda_storage.check(torch.__version__, torch._C)
+
+    def test_load_before_torch_c_hooks_are_ours(self) -> None:
+        # Backward needs the CUDA hooks (device threads, pinned memory): the stub would fail.
+        x = torch.ones(3, device="cuda", requires_grad=True)
+        (x * 2).sum().backward()
+        self.assertTrue(torch.equal(x.grad.cpu(), torch.full((3,), 2.0)))
+        self.assertTrue(torch.ones(2).pin_memory().is_pinned())
+
+    def test_raw_stream_for_dynamo(self) -> None:
+        from torch._dynamo.device_interface import get_interface_for_device
+
+        stream = get_interface_for_device("cuda").get_raw_stream(0)
+        self.assertIsInstance(stream, int)
+        model = torch.nn.Linear(2, 2).cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.ones(1, 2, device="cuda")).sum().backward()
+        optimizer.step()  # imports torch._dynamo
+
+    def test_cuda_storage(self) -> None:
+        self.assertEqual(torch.UntypedStorage(4, device="cuda").device.type, "cuda")
+        self.assertEqual(torch.UntypedStorage(device="cuda:1").device, torch.device("cuda", 1))
+        self.assertEqual(torch.ones(2).untyped_storage().cuda().device.type, "cuda")
+
+    def test_version_cuda(self) -> None:
+        import _CUDAC
+
+        self.assertEqual(torch.version.cuda, _CUDAC.cuda_version)
+
+    def test_markdown_table(self) -> None:
+        table = torch_patches.markdown_table()
+        for entry in torch_patches.ENTRIES:
+            self.assertIn(f"`{entry.NAME}`", table)
+        # The README section, for the lead to paste (TEST_UNDECLARED_OUTPUTS_DIR in Bazel).
+        out = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
+        if out:
+            with open(os.path.join(out, "torch_patches_table.md"), "w", encoding="utf-8") as f:
+                f.write(table)
+        sys.stdout.write(table)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

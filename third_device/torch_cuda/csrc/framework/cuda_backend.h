@@ -1,0 +1,18 @@
+// torch_cuda's torch_core backend on the CUDA device type: stream registry, caching
+// allocator (PYTORCH_CUDA_ALLOC_CONF), pinned host allocator, Philox generators and the
+// device guard, over the variant's runtime (variant.h).
+#pragma once
+
+#include "torch_core/device/backend.h"
+
+namespace torch_cuda {
+
+inline constexpr const char* kAllocatorConfigEnv = "PYTORCH_CUDA_ALLOC_CONF";
+// allow | warn | error: what an operator without a CUDA kernel does (CPU fallback policy).
+inline constexpr const char* kFallbackPolicyEnv = "TORCH_CUDA_FALLBACK";
+
+// Creates the backend and registers its guard and allocator with c10, once (thread-safe);
+// later calls return it. The runtime itself is created on first use of the device.
+torch_core::Backend& backend();
+
+}  // namespace torch_cuda

@@ -1,0 +1,55 @@
+// at::CUDAHooksInterface over torch_cuda's backend: what ATen asks of CUDA outside the
+// dispatcher (at::globalContext().lazyInitDevice(kCUDA), default generators, pinned
+// memory, device count, versions). The stock CPU libtorch reaches CUDA only through this
+// registry entry, so it is what makes the CPU wheel's ATen see a CUDA device.
+//
+// The registry is read once, while torch._C initialises (see torch_patches/
+// load_before_torch_c.py): this library must be loaded before that, and every answer is
+// computed lazily, so loading it creates no runtime and touches no device.
+#pragma once
+
+#include <ATen/core/Generator.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/Device.h>
+
+namespace torch_cuda {
+
+class CUDAHooks final : public at::CUDAHooksInterface {
+ public:
+  explicit CUDAHooks(at::CUDAHooksArgs /*args*/) {}
+
+  // --- Availability and initialisation ---------------------------------------------
+  bool isBuilt() const override { return true; }
+  bool isAvailable() const override;
+  void init() const override;
+  bool hasPrimaryContext(c10::DeviceIndex device_index) const override;
+  bool hasCUDA() const override;
+  bool hasCUDART() const override { return true; }
+  // No MAGMA, cuDNN, cuSOLVER or cuBLASLt in this backend (yet): asked during
+  // torch._C's init, so these must answer without creating the runtime.
+  bool hasMAGMA() const override { return false; }
+  bool hasCuDNN() const override { return false; }
+  long versionCUDART() const override;
+  std::string showConfig() const override;
+
+  // --- Devices ---------------------------------------------------------------------
+  c10::DeviceIndex deviceCount() const override;
+  int getNumGPUs() const override;
+  c10::DeviceIndex current_device() const override;
+  c10::DeviceIndex getCurrentDevice() const override;
+  void setCurrentDevice(c10::DeviceIndex device) const override;
+  c10::DeviceIndex exchangeDevice(c10::DeviceIndex device) const override;
+  c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex device) const override;
+  void deviceSynchronize(c10::DeviceIndex device_index) const override;
+  at::Device getDeviceFromPtr(void* data) const override;
+
+  // --- Memory and generators ---------------------------------------------------------
+  bool isPinnedPtr(const void* data) const override;
+  at::Allocator* getPinnedMemoryAllocator() const override;
+  at::Allocator* getCUDADeviceAllocator() const override;
+  const at::Generator& getDefaultGenerator(c10::DeviceIndex device_index = -1) const override;
+  at::Generator getNewGenerator(c10::DeviceIndex device_index = -1) const override;
+};
+
+}  // namespace torch_cuda

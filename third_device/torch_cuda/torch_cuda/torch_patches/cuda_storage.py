@@ -1,0 +1,129 @@
+"""Ledger entry: storages on the CUDA device.
+
+What: ``torch.UntypedStorage(n, device="cuda")`` and ``torch._utils._to`` (behind
+    ``storage.cuda()``, ``storage.to("cuda")`` and ``torch.load(map_location="cuda")``)
+    make CUDA storages through a tensor factory: ``torch.empty(n, dtype=torch.uint8,
+    device=...).untyped_storage()``, the backend's allocator. ``_to`` is replaced in
+    torch._utils right after torch._C's init (torch.storage imports it later), and
+    ``UntypedStorage.__new__`` when torch.storage has been imported (a one-shot
+    post-import hook).
+Why: THPStorage_pynew in the CPU wheel's libtorch_python recognises the CUDA device only
+    ``#ifdef USE_CUDA`` ("Storage device not recognized: cuda").
+Upstream: THPStorage_pynew creating storages of any device through its registered
+    allocator (as it does for PrivateUse1), not by a compile-time device list.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
+
+from torch_cuda.torch_patches._pinned import check_torch_version, probe
+
+NAME = "cuda_storage"
+WHAT = "UntypedStorage(device='cuda') and torch._utils._to make CUDA storages via torch.empty"
+WHY = "THPStorage_pynew knows the CUDA device only #ifdef USE_CUDA"
+UPSTREAM = "THPStorage_pynew allocating any device through its registered allocator"
+
+_TO_LINE = "untyped_storage = torch.UntypedStorage(self.size(), device=device)"
+
+
+def check(torch_version: str | None, torch_C: ModuleType) -> None:
+    check_torch_version(torch_version, entry=NAME)
+    path = os.path.join(os.path.dirname(torch_C.__file__), "_utils.py")
+    with open(path, encoding="utf-8") as source:
+        text = source.read()
+    probe(NAME, _TO_LINE in text, f"torch/_utils.py:_to making `{_TO_LINE}`", "another _to")
+
+
+def _cuda_storage(size: int, device: object) -> object:
+    import torch
+
+    return torch.empty(int(size), dtype=torch.uint8, device=device).untyped_storage()
+
+
+def _is_cuda(device: object) -> bool:
+    if device is None:
+        return False
+    import torch
+
+    return torch.device(device).type == "cuda"
+
+
+def _patch_to(utils: ModuleType) -> None:
+    stock_to = utils._to
+
+    def _to(self: object, device: object, non_blocking: bool = False) -> object:
+        if _is_cuda(device) and self.device != device and not getattr(self, "is_sparse", False):
+            import torch
+
+            with torch.cuda.device(device):
+                storage = _cuda_storage(self.size(), device)
+            storage.copy_(self, non_blocking)
+            return storage
+        return stock_to(self, device, non_blocking)
+
+    _to.__doc__ = stock_to.__doc__
+    _to.__wrapped__ = stock_to
+    utils._to = _to
+
+
+def _patch_untyped_storage(storage_module: ModuleType) -> None:
+    cls = storage_module.UntypedStorage
+    stock_new = cls.__new__
+
+    def __new__(klass: type, *args: object, device: object = None, **kwargs: object) -> object:
+        if klass is cls and _is_cuda(device) and not kwargs:
+            if not args:
+                return _cuda_storage(0, device)
+            if len(args) == 1 and isinstance(args[0], int):
+                return _cuda_storage(args[0], device)
+            if len(args) == 1:  # a sequence of bytes: made on the host, then copied
+                host = stock_new(klass, *args)
+                storage = _cuda_storage(host.nbytes(), device)
+                storage.copy_(host)
+                return storage
+        return stock_new(klass, *args, device=device, **kwargs)
+
+    cls.__new__ = staticmethod(__new__)
+
+
+class _AfterImport:
+    """One-shot meta-path finder: runs `then(module)` right after `name` executes."""
+
+    def __init__(self, name: str, then: Callable[[ModuleType], None]) -> None:
+        self._name = name
+        self._then = then
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != self._name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is None or spec.loader is None:
+            return spec
+        real_exec, then = spec.loader.exec_module, self._then
+
+        class _Loader:
+            def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+                return None
+
+            def exec_module(self, module: ModuleType) -> None:
+                real_exec(module)
+                then(module)
+
+        spec.loader = _Loader()
+        return spec
+
+
+def apply() -> None:
+    _patch_to(sys.modules["torch._utils"])
+    if "torch.storage" in sys.modules:
+        _patch_untyped_storage(sys.modules["torch.storage"])
+    else:
+        sys.meta_path.insert(0, _AfterImport("torch.storage", _patch_untyped_storage))
