@@ -113,6 +113,21 @@ class RoundTrip(unittest.TestCase):
         self.assertEqual(c.dtype, torch.complex64)
         self.assertTrue(torch.equal(torch.view_as_real(c).cpu(), z.cpu()))
 
+    def test_conjugate_and_negative_views_copy(self) -> None:
+        # Lazy conj/neg bits are materialised by copy_ (an fft on the device relies on it).
+        z = torch.randn(4, dtype=torch.complex64)
+        d = z.to(DEVICE)
+        self.assertTrue(d.conj().is_conj())
+        self.assertTrue(torch.equal(d.conj().cpu(), z.conj_physical()))
+        self.assertTrue(torch.equal(d.conj().resolve_conj().cpu(), z.conj_physical()))
+        on_device = torch.empty(4, dtype=torch.complex64, device=DEVICE).copy_(d.conj())
+        self.assertTrue(torch.equal(on_device.cpu(), z.conj_physical()))
+        negative = d._neg_view()
+        self.assertTrue(negative.is_neg())
+        self.assertTrue(torch.equal(negative.resolve_neg().cpu(), -z))
+        host = torch.zeros(4, dtype=torch.complex64).copy_(d.conj()._neg_view())
+        self.assertTrue(torch.equal(host, -z.conj_physical()))
+
     def test_non_contiguous_copies(self) -> None:
         x = torch.randn(5, 6)
         d = x.to(DEVICE)

@@ -17,6 +17,7 @@
 #include <ATen/EmptyTensor.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/ops/_copy_from_and_resize_native.h>
+#include <ATen/ops/conj_physical.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/TensorOptions.h>
 
@@ -233,8 +234,13 @@ void copy_impl(const at::Tensor& dst, const at::Tensor& src_in, bool non_blockin
 
   at::Tensor src = src_in;
   if (src.sizes() != dst.sizes()) src = src.expand(dst.sizes());
-  if (src.is_conj()) src = src.resolve_conj();
-  if (src.is_neg()) src = src.resolve_neg();
+  // A conjugate or negative view is copied as its plain data, then the bit is applied to
+  // the destination in place. (resolve_conj()/resolve_neg() would not do: they copy_ into
+  // a fresh tensor, which calls back here with the same source, forever.)
+  const bool conjugate = src.is_conj();
+  const bool negate = src.is_neg();
+  if (conjugate) src = src.conj();       // clears the bit: a view of the stored data
+  if (negate) src = src._neg_view();     // likewise
   // Overlapping source and destination: read the source out first.
   if (on_device(src) && on_device(dst) && src.device() == dst.device() &&
       at::get_overlap_status(dst, src) != at::MemOverlapStatus::No) {
@@ -254,6 +260,13 @@ void copy_impl(const at::Tensor& dst, const at::Tensor& src_in, bool non_blockin
   } else {
     copy_across_devices(dst, src);
   }
+  // Out-of-place form: conj_physical_ calls CPU/CUDA kernel stubs directly; the .out
+  // overload dispatches (to the device's kernel or the CPU fallback).
+  if (conjugate) {
+    at::Tensor out = dst;  // a handle: conj_physical_out takes a mutable reference
+    at::conj_physical_out(out, dst);
+  }
+  if (negate) dst.neg_();
 }
 
 }  // namespace
