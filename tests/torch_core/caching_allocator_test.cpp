@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <future>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -17,6 +16,7 @@
 #include "tests/cc_check/check.h"
 #include "torch_core/runtime/allocator_sizes.h"
 #include "torch_core/runtime/caching_allocator.h"
+#include "tests/torch_core/stream_gate.h"
 #include "torch_core/runtime/simulated_runtime.h"
 
 namespace {
@@ -31,6 +31,7 @@ using torch_core::SegmentInfo;
 using torch_core::SimulatedConfig;
 using torch_core::SimulatedRuntime;
 using torch_core::StreamHandle;
+using torch_core::testing::Gate;
 using torch_core::kAggregatePool;
 using torch_core::kLargePool;
 using torch_core::kSmallPool;
@@ -51,21 +52,6 @@ AllocatorConfig config_of(const std::string& text) {
 }
 
 std::size_t mib(double count) { return static_cast<std::size_t>(count * kMiB); }
-
-// Holds a stream at a point of its queue until open() is called.
-class Gate {
- public:
-  Gate() : opened_(promise_.get_future().share()) {}
-  void hold(SimulatedRuntime& runtime, StreamHandle stream) {
-    std::shared_future<void> opened = opened_;
-    runtime.enqueue(stream, [opened] { opened.wait(); });
-  }
-  void open() { promise_.set_value(); }
-
- private:
-  std::promise<void> promise_;
-  std::shared_future<void> opened_;
-};
 
 const SegmentInfo* segment_at(const std::vector<SegmentInfo>& segments, const void* ptr) {
   for (const SegmentInfo& segment : segments)

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "tests/cc_check/check.h"
 #include "torch_core/runtime/allocator_errors.h"
 #include "torch_core/runtime/host_pinned_allocator.h"
+#include "tests/torch_core/stream_gate.h"
 #include "torch_core/runtime/simulated_runtime.h"
 
 namespace {
@@ -24,6 +24,7 @@ using torch_core::RuntimeError;
 using torch_core::SimulatedConfig;
 using torch_core::SimulatedRuntime;
 using torch_core::StreamHandle;
+using torch_core::testing::Gate;
 
 SimulatedConfig one_device() {
   SimulatedConfig config;
@@ -31,21 +32,6 @@ SimulatedConfig one_device() {
   config.memory_bytes_per_device = 64 << 20;
   return config;
 }
-
-// Holds a stream at a point of its queue until open() is called.
-class Gate {
- public:
-  Gate() : opened_(promise_.get_future().share()) {}
-  void hold(SimulatedRuntime& runtime, StreamHandle stream) {
-    std::shared_future<void> opened = opened_;
-    runtime.enqueue(stream, [opened] { opened.wait(); });
-  }
-  void open() { promise_.set_value(); }
-
- private:
-  std::promise<void> promise_;
-  std::shared_future<void> opened_;
-};
 
 void test_size_classes_and_reuse() {
   SimulatedRuntime runtime(one_device());

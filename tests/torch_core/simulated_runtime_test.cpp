@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <future>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "tests/cc_check/check.h"
+#include "tests/torch_core/stream_gate.h"
 #include "torch_core/runtime/simulated_runtime.h"
 
 namespace {
@@ -27,6 +27,7 @@ using torch_core::RuntimeError;
 using torch_core::SimulatedConfig;
 using torch_core::SimulatedRuntime;
 using torch_core::StreamHandle;
+using torch_core::testing::Gate;
 
 constexpr std::size_t kMiB = 1 << 20;
 
@@ -36,21 +37,6 @@ SimulatedConfig small_config(int devices = 2, std::size_t bytes = 8 * kMiB) {
   config.memory_bytes_per_device = bytes;
   return config;
 }
-
-// Holds a stream at a point of its queue until open() is called.
-class Gate {
- public:
-  Gate() : opened_(promise_.get_future().share()) {}
-  void hold(SimulatedRuntime& runtime, StreamHandle stream) {
-    std::shared_future<void> opened = opened_;
-    runtime.enqueue(stream, [opened] { opened.wait(); });
-  }
-  void open() { promise_.set_value(); }
-
- private:
-  std::promise<void> promise_;
-  std::shared_future<void> opened_;
-};
 
 // Polls `condition` for up to `timeout`.
 template <typename Condition>
