@@ -178,6 +178,23 @@ torch_cuda_blas_headers = [
     "blas/gemm.h",
 ]
 
+# torch_cuda's native elementwise/reduction operators on the CUDA key, shared by both
+# variants; native_kernels.h is the kernel entry points each variant defines.
+torch_cuda_native_ops_sources = [
+    "native_ops.cpp",
+]
+
+torch_cuda_native_ops_headers = [
+    "native_kernels.h",
+]
+
+# The real variant's side of them: native_kernels.h over the CUDA loop kernels, and the
+# linear algebra (mm, addmm, bmm, baddbmm, mv, addmv) over the cuBLAS wrappers.
+torch_cuda_cuda_native_ops_sources = [
+    "blas_ops.cpp",
+    "cuda_native_kernels.cpp",
+]
+
 # torch_cuda backend on the CUDA key, shared by the real and simulated variants: backend
 # registration, CUDA hooks, operator registrations, and the variant interface.
 torch_cuda_backend_headers = [

@@ -45,11 +45,19 @@ def _violation(token):
         for repo in _HERMETIC_REPOS:
             if "external/%s/" % repo in token:
                 return None
+
+            # Bazel links a shared library through a symlink under _solib_<cpu>/ in a
+            # directory named after the library's label, "_" escaped as "_U": a hermetic
+            # repository's library (libcublas.so.13) is still that repository's.
+            if "/_solib_" in token and repo.replace("_", "_U") in token:
+                return None
         return "CUDA toolkit file outside @cuda"
     return None
 
 def _action_strings(action):
-    strings = list(action.argv or [])
+    # -l:NAME is a file name the linker looks up in the -L directories, which are audited
+    # themselves (the hermetic cuBLAS links as -l:libcublas.so.13).
+    strings = [arg for arg in (action.argv or []) if not arg.startswith("-l:")]
     strings += action.env.values()
     strings += [f.path for f in action.inputs.to_list()]
     return strings

@@ -1,0 +1,198 @@
+"""The native elementwise and reduction operators on the CUDA key (simulated variant):
+add/sub/mul/div (functional, in-place, out=), sum and amax run torch_cuda's kernels
+(csrc/aten/native_ops.cpp over the loop_ops functors), not the CPU fallback, and agree
+with the CPU. Cases without a kernel (other dtypes, type promotion) go to the CPU fallback
+(counted, under TORCH_CUDA_FALLBACK's policy): that is the chosen behaviour, tested here.
+Linear algebra (mm, ...) is native in the real variant only; here it falls back."""
+
+from __future__ import annotations
+
+import unittest
+
+import torch
+
+import torch_cuda
+
+
+def fell_back(op: str) -> int:
+    counts = torch_cuda.fallback_counts()
+    return sum(n for name, n in counts.items() if name == op or name.startswith(op + "."))
+
+
+NATIVE_DTYPES = (torch.float32, torch.float64, torch.int32, torch.int64)
+
+
+def sample(
+    shape: tuple[int, ...], dtype: torch.dtype, low: int = -9, high: int = 10
+) -> torch.Tensor:
+    if dtype.is_floating_point:
+        return torch.randn(shape, dtype=dtype)
+    return torch.randint(low, high, shape, dtype=dtype)
+
+
+class NativeOps(unittest.TestCase):
+    def setUp(self) -> None:
+        torch.manual_seed(0)
+        torch_cuda.set_fallback_policy("allow")
+        torch_cuda.reset_fallback_counts()
+
+    def tearDown(self) -> None:
+        torch_cuda.set_fallback_policy("allow")
+
+    def assert_native(self, *ops: str) -> None:
+        for op in (*ops, *(op + "_" for op in ops)):
+            self.assertEqual(fell_back(op), 0, f"{op} fell back: {torch_cuda.fallback_counts()}")
+
+    def test_binary_matches_cpu_with_broadcasting(self) -> None:
+        for dtype in NATIVE_DTYPES:
+            a, b = sample((3, 1, 4), dtype), sample((5, 1), dtype)
+            ca, cb = a.cuda(), b.cuda()
+            with self.subTest(dtype=dtype):
+                torch.testing.assert_close((ca + cb).cpu(), a + b)
+                torch.testing.assert_close(
+                    torch.add(ca, cb, alpha=3).cpu(), torch.add(a, b, alpha=3)
+                )
+                torch.testing.assert_close(
+                    torch.sub(ca, cb, alpha=2).cpu(), torch.sub(a, b, alpha=2)
+                )
+                torch.testing.assert_close((ca * cb).cpu(), a * b)
+                if dtype.is_floating_point:
+                    torch.testing.assert_close((ca / cb).cpu(), a / b)
+        self.assert_native("aten::add", "aten::sub", "aten::mul", "aten::div")
+
+    def test_strided_inputs(self) -> None:
+        a = torch.randn(6, 8)
+        b = torch.randn(8, 6)
+        ca, cb = a.cuda(), b.cuda()
+        # A transpose, a step slice and an expanded (stride 0) operand.
+        torch.testing.assert_close((ca.t() * cb).cpu(), a.t() * b)
+        torch.testing.assert_close(
+            (ca[::2, 1::3] - cb.t()[::2, 1::3]).cpu(), a[::2, 1::3] - b.t()[::2, 1::3]
+        )
+        row = torch.randn(1, 8)
+        torch.testing.assert_close((ca + row.cuda().expand(6, 8)).cpu(), a + row)
+        self.assert_native("aten::add", "aten::sub", "aten::mul")
+
+    def test_host_scalars(self) -> None:
+        a = torch.randn(4, 3)
+        ca = a.cuda()
+        torch.testing.assert_close((ca + 2).cpu(), a + 2)
+        torch.testing.assert_close((ca * 0.5).cpu(), a * 0.5)
+        torch.testing.assert_close((1 - ca).cpu(), 1 - a)
+        torch.testing.assert_close((ca / 4).cpu(), a / 4)
+        i = torch.arange(6, dtype=torch.int64)
+        torch.testing.assert_close((i.cuda() * 3).cpu(), i * 3)
+        self.assert_native("aten::add", "aten::sub", "aten::mul", "aten::div")
+
+    def test_in_place(self) -> None:
+        a, b = torch.randn(3, 4), torch.randn(4)
+        ca = a.cuda()
+        ca.add_(b.cuda(), alpha=2).mul_(b.cuda()).sub_(1).div_(b.cuda())
+        torch.testing.assert_close(ca.cpu(), a.add(b, alpha=2).mul(b).sub(1).div(b))
+        # A strided view updated in place writes through to its base.
+        base = torch.zeros(4, 4)
+        cbase = base.cuda()
+        cbase[:, 1].add_(torch.arange(4.0).cuda())
+        base[:, 1].add_(torch.arange(4.0))
+        torch.testing.assert_close(cbase.cpu(), base)
+        self.assert_native("aten::add", "aten::sub", "aten::mul", "aten::div")
+
+    def test_in_place_broadcast_to_larger_shape_is_an_error(self) -> None:
+        x = torch.ones(4, device="cuda")
+        with self.assertRaises(RuntimeError):
+            x.add_(torch.ones(3, 4, device="cuda"))
+
+    def test_out(self) -> None:
+        a, b = torch.randn(2, 3), torch.randn(3)
+        out = torch.empty(0, device="cuda")
+        torch.add(a.cuda(), b.cuda(), alpha=0.5, out=out)
+        torch.testing.assert_close(out.cpu(), torch.add(a, b, alpha=0.5))
+        torch.mul(a.cuda(), b.cuda(), out=out)
+        torch.testing.assert_close(out.cpu(), a * b)
+        torch.div(a.cuda(), b.cuda(), out=out)
+        torch.testing.assert_close(out.cpu(), a / b)
+        torch.sub(a.cuda(), b.cuda(), out=out)
+        torch.testing.assert_close(out.cpu(), a - b)
+        self.assertEqual(out.shape, (2, 3))
+        self.assert_native("aten::add", "aten::sub", "aten::mul", "aten::div")
+
+    def test_sum(self) -> None:
+        for dtype in NATIVE_DTYPES:
+            x = sample((3, 4, 5), dtype)
+            cx = x.cuda()
+            with self.subTest(dtype=dtype):
+                total = cx.sum()
+                self.assertEqual(total.dtype, x.sum().dtype)  # int32 sums to int64
+                torch.testing.assert_close(total.cpu(), x.sum())
+                torch.testing.assert_close(cx.sum(1).cpu(), x.sum(1))
+                torch.testing.assert_close(
+                    cx.sum((0, 2), keepdim=True).cpu(), x.sum((0, 2), keepdim=True)
+                )
+                torch.testing.assert_close(
+                    cx.transpose(0, 2).sum(-1).cpu(), x.transpose(0, 2).sum(-1)
+                )
+        torch.testing.assert_close(torch.zeros(0, 3).cuda().sum(0).cpu(), torch.zeros(3))
+        self.assert_native("aten::sum")
+
+    def test_amax(self) -> None:
+        for dtype in NATIVE_DTYPES:
+            x = sample((4, 6), dtype)
+            cx = x.cuda()
+            with self.subTest(dtype=dtype):
+                torch.testing.assert_close(cx.amax().cpu(), x.amax())
+                torch.testing.assert_close(cx.amax(1).cpu(), x.amax(1))
+                torch.testing.assert_close(
+                    cx.t().amax(0, keepdim=True).cpu(), x.t().amax(0, keepdim=True)
+                )
+        y = torch.tensor([[1.0, float("nan")], [float("-inf"), -2.0]])
+        torch.testing.assert_close(y.cuda().amax(1).cpu(), y.amax(1), equal_nan=True)
+        self.assert_native("aten::amax")
+
+    def test_on_second_device_and_current_stream(self) -> None:
+        a, b = torch.randn(5), torch.randn(5)
+        with torch.cuda.device(1):
+            s = torch.cuda.Stream()
+            with torch.cuda.stream(s):
+                c = a.cuda() + b.cuda()
+                total = c.sum()
+            s.synchronize()
+        self.assertEqual(c.device, torch.device("cuda", 1))
+        torch.testing.assert_close(c.cpu(), a + b)
+        torch.testing.assert_close(total.cpu(), (a + b).sum())
+        self.assert_native("aten::add", "aten::sum")
+
+    def test_autograd_through_native_ops(self) -> None:
+        x = torch.randn(3, 4, device="cuda", requires_grad=True)
+        ((x * x + x) / 2).sum().backward()
+        torch.testing.assert_close(x.grad.cpu(), ((2 * x.detach() + 1) / 2).cpu())
+
+    def test_unsupported_dtype_falls_back(self) -> None:
+        # half has no kernel here: it runs on the CPU through the fallback, counted.
+        a = torch.randn(4, dtype=torch.float16)
+        torch.testing.assert_close((a.cuda() + a.cuda()).cpu(), a + a)
+        self.assertGreaterEqual(fell_back("aten::add"), 1)
+        # Type promotion (int tensor / int tensor is float; int + float) falls back too.
+        i = torch.arange(1, 5)
+        torch.testing.assert_close((i.cuda() / i.cuda()).cpu(), i / i)
+        torch.testing.assert_close((i.cuda() + 0.5).cpu(), i + 0.5)
+        torch.testing.assert_close(
+            torch.ones(3, dtype=torch.bool).cuda().sum().cpu(), torch.tensor(3)
+        )
+
+    def test_unsupported_dtype_under_error_policy_raises(self) -> None:
+        a = torch.randn(4, dtype=torch.float16, device="cuda")
+        f = torch.randn(4, device="cuda")
+        torch_cuda.set_fallback_policy("error")
+        with self.assertRaisesRegex(NotImplementedError, "aten::add"):
+            a + a
+        # The native dtypes are unaffected by the policy.
+        self.assertEqual((f - f).sum().item(), 0.0)
+
+    def test_linear_algebra_falls_back_in_simulated_variant(self) -> None:
+        a, b = torch.randn(3, 4), torch.randn(4, 2)
+        torch.testing.assert_close((a.cuda() @ b.cuda()).cpu(), a @ b)
+        self.assertGreaterEqual(fell_back("aten::mm"), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
