@@ -5,12 +5,15 @@
 - @cuda_cublas: cuBLAS/cuBLASLt, separate so its 444 MB are fetched only when linked.
 - @torch_testing: what torch.testing._internal (OpInfo) needs beyond @torch, for tests.
 - @local_python: the host interpreter's headers, for extension modules.
+- @pinned_versions: wheels.lock's versions and the project's, as constants for BUILD files
+  (a wheel's Requires-Dist); fetches nothing.
 """
 
 load("//toolchains/python:local_python.bzl", "local_python")
+load("//toolchains/wheels:pinned_versions.bzl", "pinned_versions")
 load("//toolchains/wheels:pinned_wheels.bzl", "pinned_wheels")
 
-def _hermetic_deps_impl(_module_ctx):
+def _hermetic_deps_impl(module_ctx):
     pinned_wheels(
         name = "torch",
         build_file = "//toolchains/torch:BUILD.torch.bazel",
@@ -54,5 +57,9 @@ def _hermetic_deps_impl(_module_ctx):
         ],
     )
     local_python(name = "local_python")
+    pinned_versions(
+        name = "pinned_versions",
+        project_version = [m.version for m in module_ctx.modules if m.is_root][0],
+    )
 
 hermetic_deps = module_extension(implementation = _hermetic_deps_impl)
