@@ -21,6 +21,7 @@ TORCH_CUDA_TARGETS = [
     "//third_device/torch_cuda:torch_cuda_py",
     "//third_device/torch_cuda:torch_cuda_py_lib",
     "//third_device/torch_cuda:torch_python_cuda",
+    "//third_device/torch_cuda:wheel",
     "//third_device/torch_cuda/csrc/aten:cuda_blas",
     "//third_device/torch_cuda/csrc/aten:cuda_native_ops",
     "//third_device/torch_cuda/csrc/aten:elementwise_add",
@@ -32,6 +33,7 @@ TORCH_CUDA_TARGETS = [
     "//third_device/torch_cuda/simulated:simulated_pybinding",
     "//third_device/torch_cuda/simulated:simulated_variant",
     "//third_device/torch_cuda/simulated:torch_cuda_py",
+    "//third_device/torch_cuda/simulated:wheel",
 ]
 
 TORCH_SIM_TARGETS = [
