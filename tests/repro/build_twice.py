@@ -13,7 +13,7 @@ ignored (`git ls-files -co --exclude-standard`), so uncommitted changes are chec
 
 Prints a digest table; on a mismatch names the first differing artifact, shows where it
 differs, and exits 1 (2 when a build fails). .ci/run runs it after the tests; it takes
-about two minutes on two cores. Usage:
+about five minutes on two cores (its two real _CUDAC builds, mostly). Usage:
   tests/repro/build_twice.py [--keep] [--source DIR] [--bazel_flag=FLAG ...] [TARGET ...]
 e.g. --bazel_flag=--compilation_mode=opt to check an optimised build.
 
@@ -42,10 +42,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 # What must come out bit-identical: every output file of these targets that Bazel
-# generates (sources they list are skipped). Add a target here to check it too (the wheel:
-# one more line).
+# generates (sources they list are skipped). Add a target here to check it too.
+# torch_cuda:all holds the real variant's _CUDAC.so and its wheel; the simulated
+# variant's wheel (what tests/wheel installs) and torch_core's are the other two wheels.
 TARGETS = [
     "//third_device/torch_cuda:all",
+    "//third_device/torch_cuda/simulated:wheel",
+    "//torch_core:wheel",
 ]
 
 # Both builds must really run every action: no disk cache, no remote cache hits, and no
