@@ -26,7 +26,8 @@ _library: ctypes.CDLL | None = None
 # has loaded only some of them when torch._C is about to initialise; loading them from
 # the imported torch's lib/ (RTLD_GLOBAL, as torch._C's own load would) lets the dynamic
 # linker resolve _CUDAC.so's DT_NEEDED entries by soname to exactly that torch, wherever
-# _CUDAC.so's RUNPATH points (a wheel sets $ORIGIN/../torch/lib; Bazel's runfiles differ).
+# _CUDAC.so's RUNPATH points (installed from a wheel: $ORIGIN/torch/lib, see wheel.bzl;
+# in Bazel's runfiles: its _solib directories).
 _TORCH_LIBRARIES = ("libc10.so", "libtorch_cpu.so", "libtorch.so", "libtorch_python.so")
 
 
