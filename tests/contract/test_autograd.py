@@ -1,7 +1,8 @@
-"""Autograd: a small model's forward, backward and optimizer step match the CPU."""
+"""Autograd: small models' forward, backward and optimizer step match the CPU."""
 
 import copy
 import unittest
+from collections.abc import Callable
 
 import torch
 from backend import DEVICE, device, main, requires_devices
@@ -21,12 +22,33 @@ def train_step(
     return loss.detach()
 
 
+def linear_model() -> tuple[torch.nn.Module, torch.Tensor, torch.Tensor]:
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+    return model, torch.randn(16, 4), torch.randn(16, 2)
+
+
+def conv_model() -> tuple[torch.nn.Module, torch.Tensor, torch.Tensor]:
+    # A convolution and a strided transposed one with groups: their default kernels end in
+    # convolution_overrideable (PrivateUse1) and in CUDA-only stubs (the CUDA key's
+    # transposed backward), so torch_core runs both directions on the CPU.
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(2, 4, 3, padding=1),
+        torch.nn.ReLU(),
+        torch.nn.ConvTranspose2d(4, 2, 3, stride=2, groups=2),
+    )
+    return model, torch.randn(3, 2, 6, 6), torch.randn(3, 2, 13, 13)
+
+
 class Autograd(unittest.TestCase):
-    def check(self, where: torch.device, optimizer_cls: type[torch.optim.Optimizer]) -> None:
+    def check(
+        self,
+        where: torch.device,
+        optimizer_cls: type[torch.optim.Optimizer],
+        make_model: Callable[[], tuple[torch.nn.Module, torch.Tensor, torch.Tensor]] = linear_model,
+    ) -> None:
         torch.manual_seed(0)
-        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+        model, x, target = make_model()
         on_device = copy.deepcopy(model).to(where)
-        x, target = torch.randn(16, 4), torch.randn(16, 2)
         cpu_loss = train_step(model, x, target, optimizer_cls)
         dev_loss = train_step(on_device, x.to(where), target.to(where), optimizer_cls)
         torch.testing.assert_close(dev_loss.cpu(), cpu_loss, rtol=1e-5, atol=1e-6)
@@ -45,6 +67,9 @@ class Autograd(unittest.TestCase):
 
     def test_adam_matches_cpu(self) -> None:
         self.check(device(0), torch.optim.Adam)
+
+    def test_conv_sgd_matches_cpu(self) -> None:
+        self.check(device(0), torch.optim.SGD, conv_model)
 
     @requires_devices(2)
     def test_backward_on_second_device(self) -> None:

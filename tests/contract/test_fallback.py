@@ -60,6 +60,27 @@ class Fallback(unittest.TestCase):
         # Native operators are unaffected.
         self.assertEqual((x + x).sum().item(), 6.0)
 
+    def test_convolution_runs_on_cpu_counted_and_policed(self) -> None:
+        # Its default kernel ends in convolution_overrideable (PrivateUse1) or the CUDA
+        # backends' stubs; torch_core registers the fallback for it by name.
+        conv2d = torch.nn.functional.conv2d
+        x, weight = torch.randn(1, 2, 5, 5), torch.randn(3, 2, 3, 3)
+        y = conv2d(x.to(DEVICE), weight.to(DEVICE), padding=1)
+        self.assertEqual(y.device.type, DEVICE)
+        torch.testing.assert_close(y.cpu(), conv2d(x, weight, padding=1))
+        self.assertEqual(fell_back(mod.fallback_counts(), "aten::convolution"), 1)
+        mod.set_fallback_policy("error")
+        with self.assertRaisesRegex(NotImplementedError, "aten::convolution"):
+            conv2d(x.to(DEVICE), weight.to(DEVICE))
+
+    def test_conj_physical_in_place_runs_on_cpu(self) -> None:
+        # Its default kernel calls a DispatchStub only in-tree backends fill.
+        z = torch.randn(4, dtype=torch.complex64)
+        on_device = z.to(DEVICE)
+        on_device.conj_physical_()
+        torch.testing.assert_close(on_device.cpu(), z.conj_physical())
+        self.assertEqual(fell_back(mod.fallback_counts(), "aten::conj_physical_"), 1)
+
     def test_policy_warn_warns_once_per_op(self) -> None:
         mod.set_fallback_policy("warn")
         x = torch.ones(3, device=DEVICE)

@@ -4,7 +4,7 @@
 
 namespace torch_core {
 
-void register_native_ops(torch::Library& m) {
+void register_device_generic_ops(torch::Library& m) {
   m.impl("empty.memory_format", TORCH_FN(native::empty_memory_format));
   m.impl("empty_strided", TORCH_FN(native::empty_strided));
   m.impl("resize_", TORCH_FN(native::resize_));

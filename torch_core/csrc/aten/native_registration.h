@@ -1,12 +1,16 @@
 // Registering torch_core's generic kernels on a backend's dispatch key. A backend writes
 //
-//   TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { torch_core::register_native_ops(m); }
+//   TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+//     torch_core::register_native_ops<c10::DeviceType::PrivateUse1>(m);
+//   }
 //   TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
 //     torch_core::register_cpu_fallback<c10::DeviceType::PrivateUse1>(m);
 //   }
 //
 // and adds its own kernels in further TORCH_LIBRARY_IMPL(aten, Key, m) blocks.
 #pragma once
+
+#include <array>
 
 #include <c10/core/DeviceType.h>
 #include <torch/library.h>
@@ -16,8 +20,29 @@
 namespace torch_core {
 
 // The ops the CPU fallback cannot stand in for (reference/cuda-key-probe): factories,
-// resize_, copies, views, set_, record_stream, _local_scalar_dense, fill_, zero_.
-void register_native_ops(torch::Library& m);
+// resize_, copies, views, set_, record_stream, _local_scalar_dense, fill_, zero_. The
+// same kernels serve every device type.
+void register_device_generic_ops(torch::Library& m);
+
+// Operators whose default kernel (CompositeExplicitAutograd) is device-generic C++ that
+// ends in something no out-of-tree backend can provide: a DispatchStub filled only by
+// in-tree backends (conj_physical_; convolution_backward on the CUDA key, e.g. for a
+// transposed convolution), or convolution_overrideable, which only raises (convolution on
+// PrivateUse1). The boxed fallback only serves operators without any kernel for the key, so
+// it is registered for these by name: they run on the CPU, counted and under the policy,
+// and autograd still records them (its kernels sit above the device key).
+inline constexpr std::array<const char*, 4> kCompositeOpsRunOnCpu = {
+    "conj_physical_", "convolution", "_convolution", "convolution_backward"};
+
+// All of torch_core's kernels for a backend's key: the generic ops, and the CPU fallback
+// for kCompositeOpsRunOnCpu.
+template <c10::DeviceType kDeviceType>
+void register_native_ops(torch::Library& m) {
+  register_device_generic_ops(m);
+  for (const char* op : kCompositeOpsRunOnCpu) {
+    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&cpu_fallback<kDeviceType>>());
+  }
+}
 
 template <c10::DeviceType kDeviceType>
 void register_cpu_fallback(torch::Library& m) {

@@ -7,6 +7,6 @@
 
 #include "torch_core/aten/native_registration.h"
 
-TORCH_LIBRARY_IMPL(aten, CUDA, m) { torch_core::register_native_ops(m); }
+TORCH_LIBRARY_IMPL(aten, CUDA, m) { torch_core::register_native_ops<c10::DeviceType::CUDA>(m); }
 
 TORCH_LIBRARY_IMPL(_, CUDA, m) { torch_core::register_cpu_fallback<c10::DeviceType::CUDA>(m); }

@@ -8,7 +8,7 @@
 #include "torch_core/aten/native_registration.h"
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  torch_core::register_native_ops(m);
+  torch_core::register_native_ops<c10::DeviceType::PrivateUse1>(m);
 
   m.impl("add.Tensor", TORCH_FN(torch_sim::add));
   m.impl("add_.Tensor", TORCH_FN(torch_sim::add_));
