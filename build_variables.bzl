@@ -126,6 +126,17 @@ torch_core_aten_sources = [
     "csrc/aten/view_ops.cpp",
 ]
 
+# torch_core host-loop kernels: DeviceKernels (copy, fill) and normal_/uniform_ for a
+# device whose memory the host addresses (torch_sim, torch_cuda's simulated variant).
+torch_core_host_loop_kernels_headers = [
+    "csrc/aten/host_loop_kernels.h",
+]
+
+torch_core_host_loop_kernels_sources = [
+    "csrc/aten/host_loop_device_kernels.cpp",
+    "csrc/aten/host_loop_random_kernels.cpp",
+]
+
 # torch_cuda framework: the runtime over cudart (host C++, compiled by the C++ toolchain).
 torch_cuda_framework_sources = [
     "csrc/framework/cuda_device_runtime.cpp",
@@ -252,7 +263,6 @@ torch_sim_sources = [
     "csrc/aten/random_ops.cpp",
     "csrc/aten/reduction_ops.cpp",
     "csrc/aten/registration.cpp",
-    "csrc/aten/sim_kernels.cpp",
     "csrc/sim_backend.cpp",
 ]
 

@@ -9,9 +9,9 @@
 
 #include "torch_core/aten/cpu_fallback.h"
 #include "torch_core/aten/device_kernels.h"
+#include "torch_core/aten/host_loop_kernels.h"
 #include "torch_core/device/register_backend.h"
 #include "torch_core/runtime/simulated_config.h"
-#include "third_device/torch_sim/csrc/aten/sim_kernels.h"
 
 namespace torch_sim {
 
@@ -34,7 +34,9 @@ torch_core::Backend& register_backend() {
     options.make_runtime = &make_runtime;
     options.allocator_config_env = kAllocatorConfigEnv;
     torch_core::Backend& created = torch_core::register_backend(std::move(options));
-    torch_core::register_device_kernels(c10::DeviceType::PrivateUse1, &sim_kernels());
+    // Leaked: registered kernels live for the rest of the process.
+    torch_core::register_device_kernels(c10::DeviceType::PrivateUse1,
+                                        torch_core::make_host_loop_device_kernels(&launch).release());
     torch_core::init_fallback_policy_from_env(c10::DeviceType::PrivateUse1, kFallbackPolicyEnv);
     return created;
   }();

@@ -1,6 +1,6 @@
-// The simulated device's kernels: the two torch_core's generic ops need
-// (DeviceKernels: strided copy, fill) and the native elementwise, reduction and random
-// operators, all host loops of torch_core's kernel loop API launched on stream workers.
+// The simulated device's native operators: elementwise, reduction and random, all host
+// loops of torch_core's kernel loop API launched on stream workers. (The DeviceKernels
+// torch_core's generic ops need are torch_core's host-loop ones: sim_backend.cpp.)
 #pragma once
 
 #include <optional>
@@ -11,11 +11,7 @@
 #include <c10/core/ScalarType.h>
 #include <c10/util/OptionalArrayRef.h>
 
-#include "torch_core/aten/device_kernels.h"
-
 namespace torch_sim {
-
-torch_core::DeviceKernels& sim_kernels();
 
 // Operators with native kernels (registered in registration.cpp). Cases they do not
 // cover (mixed dtypes, unsupported dtypes, host operands other than a scalar) go to the
