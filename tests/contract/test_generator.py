@@ -40,6 +40,9 @@ class Generator(unittest.TestCase):
         self.assertEqual(mod.initial_seed(), 5)
 
     def test_bad_rng_state_is_a_clear_error(self) -> None:
+        # Initialise first: before it, stock torch.cuda queues set_rng_state (and so its
+        # error) until the device initialises.
+        torch.ones(1, device=DEVICE)
         with self.assertRaisesRegex((ValueError, RuntimeError), "bytes"):
             mod.set_rng_state(torch.zeros(3, dtype=torch.uint8))
         with self.assertRaises((TypeError, RuntimeError)):
