@@ -75,6 +75,22 @@ class Ledger(unittest.TestCase):
         self.assertEqual(torch.UntypedStorage(device="cuda:1").device, torch.device("cuda", 1))
         self.assertEqual(torch.ones(2).untyped_storage().cuda().device.type, "cuda")
 
+    def test_cuda_storage_resize(self) -> None:
+        x = torch.arange(4.0, device="cuda")
+        storage = x.untyped_storage()
+        self.assertIs(storage.resize_(32), storage)
+        # The tensor shares the resized StorageImpl: its elements kept, the storage grown.
+        self.assertEqual(x.untyped_storage().nbytes(), 32)
+        self.assertEqual(x.cpu().tolist(), [0.0, 1.0, 2.0, 3.0])
+        storage.resize_(8)
+        self.assertEqual(torch.empty(0, device="cuda").set_(storage).tolist(), [0.0, 1.0])
+        storage.resize_(0)  # as FSDP frees a parameter's memory
+        self.assertEqual(storage.nbytes(), 0)
+        with self.assertRaisesRegex(ValueError, ">= 0"):
+            storage.resize_(-1)
+        cpu = torch.ones(2).untyped_storage()
+        self.assertEqual(cpu.resize_(16).nbytes(), 16)  # other devices: stock resize_
+
     def test_version_cuda(self) -> None:
         import _CUDAC
 

@@ -9,10 +9,12 @@
 #include <pybind11/stl.h>
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/Generator.h>
+#include <torch/csrc/Storage.h>
 #include <torch/csrc/utils/device_lazy_init.h>
 
 #include "torch_core/aten/cpu_fallback.h"
 #include "torch_core/device/backend.h"
+#include "torch_core/device/storage_resize.h"
 
 namespace py = pybind11;
 
@@ -150,6 +152,20 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   m.def("_set_memory_fraction", [b](double fraction, int device) {
     b->allocator().set_memory_fraction(b->checked_index(static_cast<c10::DeviceIndex>(device)), fraction);
   }, py::arg("fraction"), py::arg("device") = -1);
+  // UntypedStorage.resize_ for a storage on this device: libtorch_python resizes only the
+  // devices it was compiled for, and PrivateUse1 (a backend on the CUDA key patches
+  // resize_ to call this; torch_cuda's torch_patches/cuda_storage.py).
+  m.def("_storage_resize_", [type](py::handle storage, int64_t nbytes) {
+    TORCH_CHECK_TYPE(THPStorage_Check(storage.ptr()), "_storage_resize_ expects a torch.UntypedStorage, got ",
+                     Py_TYPE(storage.ptr())->tp_name);
+    TORCH_CHECK_VALUE(nbytes >= 0, "_storage_resize_: the new size must be >= 0 bytes, got ", nbytes);
+    const c10::Storage& target = THPStorage_Unpack(storage.ptr());
+    TORCH_CHECK_VALUE(target.device_type() == type, "_storage_resize_ resizes ",
+                      c10::DeviceTypeName(type, /*lower_case=*/true), " storages, not ",
+                      c10::DeviceTypeName(target.device_type(), /*lower_case=*/true), " ones");
+    py::gil_scoped_release no_gil;
+    resize_device_storage(*target.unsafeGetStorageImpl(), static_cast<std::size_t>(nbytes));
+  }, py::arg("storage"), py::arg("nbytes"));
 
   // --- Random ------------------------------------------------------------------------
   m.def("_default_generator", [b, type](int device) {

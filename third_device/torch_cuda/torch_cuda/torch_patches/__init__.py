@@ -64,7 +64,7 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
 
     torch_c_names.apply(torch_C, C)  # includes _cuda_getCurrentRawStream
     _applied.extend([torch_c_names.NAME, raw_stream_for_dynamo.NAME])
-    cuda_storage.apply()
+    cuda_storage.apply(C)
     _applied.append(cuda_storage.NAME)
     version_cuda.apply(C)
     _applied.append(version_cuda.NAME)

@@ -6,11 +6,14 @@ What: ``torch.UntypedStorage(n, device="cuda")`` and ``torch._utils._to`` (behin
     device=...).untyped_storage()``, the backend's allocator. ``_to`` is replaced in
     torch._utils right after torch._C's init (torch.storage imports it later), and
     ``UntypedStorage.__new__`` when torch.storage has been imported (a one-shot
-    post-import hook).
-Why: THPStorage_pynew in the CPU wheel's libtorch_python recognises the CUDA device only
-    ``#ifdef USE_CUDA`` ("Storage device not recognized: cuda").
-Upstream: THPStorage_pynew creating storages of any device through its registered
-    allocator (as it does for PrivateUse1), not by a compile-time device list.
+    post-import hook). ``UntypedStorage.resize_`` of a CUDA storage resizes it through
+    torch_core (``_CUDAC._storage_resize_``: a new block from the caching allocator, the
+    common prefix copied on the current stream).
+Why: THPStorage_pynew and THPStorage_resize_ in the CPU wheel's libtorch_python recognise
+    the CUDA device only ``#ifdef USE_CUDA`` ("Storage device not recognized: cuda",
+    "built without USE_CUDA").
+Upstream: THPStorage_pynew and THPStorage_resize_ serving any device through its
+    registered allocator (as they do for PrivateUse1), not by a compile-time device list.
 """
 
 from __future__ import annotations
@@ -24,9 +27,12 @@ from types import ModuleType
 from torch_cuda.torch_patches._pinned import check_torch_version, probe
 
 NAME = "cuda_storage"
-WHAT = "UntypedStorage(device='cuda') and torch._utils._to make CUDA storages via torch.empty"
-WHY = "THPStorage_pynew knows the CUDA device only #ifdef USE_CUDA"
-UPSTREAM = "THPStorage_pynew allocating any device through its registered allocator"
+WHAT = (
+    "UntypedStorage(device='cuda') and torch._utils._to make CUDA storages via torch.empty; "
+    "UntypedStorage.resize_ of a CUDA storage goes through torch_core"
+)
+WHY = "THPStorage_pynew and THPStorage_resize_ know the CUDA device only #ifdef USE_CUDA"
+UPSTREAM = "THPStorage_pynew and THPStorage_resize_ serving any device through its allocator"
 
 _TO_LINE = "untyped_storage = torch.UntypedStorage(self.size(), device=device)"
 
@@ -37,6 +43,12 @@ def check(torch_version: str | None, torch_C: ModuleType) -> None:
     with open(path, encoding="utf-8") as source:
         text = source.read()
     probe(NAME, _TO_LINE in text, f"torch/_utils.py:_to making `{_TO_LINE}`", "another _to")
+    probe(
+        NAME,
+        callable(getattr(torch_C.StorageBase, "resize_", None)),
+        "torch._C.StorageBase.resize_",
+        "no such method",
+    )
 
 
 def _cuda_storage(size: int, device: object) -> object:
@@ -71,9 +83,10 @@ def _patch_to(utils: ModuleType) -> None:
     utils._to = _to
 
 
-def _patch_untyped_storage(storage_module: ModuleType) -> None:
+def _patch_untyped_storage(storage_module: ModuleType, C: ModuleType) -> None:
     cls = storage_module.UntypedStorage
     stock_new = cls.__new__
+    stock_resize = cls.resize_
 
     def __new__(klass: type, *args: object, device: object = None, **kwargs: object) -> object:
         if klass is cls and _is_cuda(device) and not kwargs:
@@ -89,6 +102,16 @@ def _patch_untyped_storage(storage_module: ModuleType) -> None:
         return stock_new(klass, *args, device=device, **kwargs)
 
     cls.__new__ = staticmethod(__new__)
+
+    def resize_(self: object, size: int) -> object:
+        if self.device.type == "cuda":
+            C._storage_resize_(self, int(size))
+            return self
+        return stock_resize(self, size)
+
+    resize_.__doc__ = stock_resize.__doc__
+    resize_.__wrapped__ = stock_resize
+    cls.resize_ = resize_
 
 
 class _AfterImport:
@@ -121,9 +144,11 @@ class _AfterImport:
         return spec
 
 
-def apply() -> None:
+def apply(C: ModuleType) -> None:
     _patch_to(sys.modules["torch._utils"])
     if "torch.storage" in sys.modules:
-        _patch_untyped_storage(sys.modules["torch.storage"])
+        _patch_untyped_storage(sys.modules["torch.storage"], C)
     else:
-        sys.meta_path.insert(0, _AfterImport("torch.storage", _patch_untyped_storage))
+        sys.meta_path.insert(
+            0, _AfterImport("torch.storage", lambda module: _patch_untyped_storage(module, C))
+        )
