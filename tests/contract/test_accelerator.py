@@ -7,9 +7,9 @@ from backend import DEVICE, device, main, mod
 
 
 def stream_key(stream: torch.Stream) -> tuple[torch.device, int]:
-    # torch.accelerator hands out torch.Stream, a device module its own subclass (stock
-    # torch.cuda.Stream's __eq__ is False for a plain torch.Stream), so streams compare by
-    # what identifies them.
+    # torch.accelerator hands out torch.Stream and a device module its own subclass of it
+    # (stock torch.cuda.Stream's __eq__ is False for a plain torch.Stream), so streams
+    # compare by what identifies them.
     return stream.device, stream.stream_id
 
 
