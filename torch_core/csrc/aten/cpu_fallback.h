@@ -14,9 +14,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
+#include <ATen/native/CPUFallback.h>
 #include <c10/core/DeviceType.h>
 
 namespace torch_core {
@@ -47,5 +49,12 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 extern template void cpu_fallback<c10::DeviceType::CUDA>(const c10::OperatorHandle&, torch::jit::Stack*);
 extern template void cpu_fallback<c10::DeviceType::PrivateUse1>(const c10::OperatorHandle&,
                                                                 torch::jit::Stack*);
+
+// Runs operator Op (an at::_ops struct) on the CPU through kDeviceType's fallback, counted
+// and under the policy: what a native kernel calls for the cases it does not cover.
+template <c10::DeviceType kDeviceType, class Op, class... Args>
+decltype(auto) run_on_cpu(Args&&... args) {
+  return at::native::call_fallback_fn<&cpu_fallback<kDeviceType>, Op>::call(std::forward<Args>(args)...);
+}
 
 }  // namespace torch_core

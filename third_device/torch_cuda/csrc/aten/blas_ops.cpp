@@ -18,11 +18,9 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
-#include <utility>
 
 #include <ATen/Context.h>
 #include <ATen/core/Tensor.h>
-#include <ATen/native/CPUFallback.h>
 #include <ATen/ops/addmm_ops.h>
 #include <ATen/ops/addmv_ops.h>
 #include <ATen/ops/baddbmm_ops.h>
@@ -36,17 +34,10 @@
 
 #include "third_device/torch_cuda/csrc/aten/blas/gemm.h"
 #include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
-#include "torch_core/aten/cpu_fallback.h"
 
 namespace torch_cuda::native {
 
 namespace {
-
-template <class Op, class... Args>
-decltype(auto) fall_back(Args&&... args) {
-  return at::native::call_fallback_fn<&torch_core::cpu_fallback<c10::DeviceType::CUDA>, Op>::call(
-      std::forward<Args>(args)...);
-}
 
 std::optional<blas::DType> blas_dtype(c10::ScalarType type) {
   switch (type) {

@@ -17,7 +17,6 @@
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/core/Tensor.h>
-#include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/add_ops.h>
 #include <ATen/ops/amax_ops.h>
@@ -34,7 +33,6 @@
 
 #include "third_device/torch_cuda/csrc/aten/native_kernels.h"
 #include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
-#include "torch_core/aten/cpu_fallback.h"
 #include "torch_core/aten/kernel_loop.h"
 #include "torch_core/aten/tensor_loop.h"
 
@@ -44,12 +42,6 @@ namespace {
 
 using variant::BinaryOp;
 using variant::ReduceOp;
-
-template <class Op, class... Args>
-decltype(auto) fall_back(Args&&... args) {
-  return at::native::call_fallback_fn<&torch_core::cpu_fallback<c10::DeviceType::CUDA>, Op>::call(
-      std::forward<Args>(args)...);
-}
 
 bool on_cuda(const at::Tensor& t) { return t.defined() && t.is_cuda(); }
 

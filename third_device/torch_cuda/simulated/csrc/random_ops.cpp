@@ -2,28 +2,20 @@
 // over the device's generator (torch_core::PhiloxGenerator, the CUDA default generators),
 // so torch.cuda.manual_seed replays them. What they do not cover goes to the CPU fallback
 // (counted there).
-#include <utility>
+#include <optional>
 
 #include <ATen/core/Tensor.h>
-#include <ATen/native/CPUFallback.h>
 #include <ATen/ops/normal_ops.h>
 #include <ATen/ops/uniform_ops.h>
 #include <torch/library.h>
 
 #include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
 #include "third_device/torch_cuda/simulated/csrc/simulated_variant.h"
-#include "torch_core/aten/cpu_fallback.h"
 #include "torch_core/aten/host_loop_kernels.h"
 
 namespace torch_cuda::simulated {
 
 namespace {
-
-template <class Op, class... Args>
-decltype(auto) fall_back(Args&&... args) {
-  return at::native::call_fallback_fn<&torch_core::cpu_fallback<c10::DeviceType::CUDA>, Op>::call(
-      std::forward<Args>(args)...);
-}
 
 at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at::Generator> generator) {
   if (!torch_core::host_normal_(backend(), &launch, self, mean, std, generator)) {

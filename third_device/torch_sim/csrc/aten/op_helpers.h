@@ -4,7 +4,6 @@
 #include <utility>
 
 #include <ATen/core/Tensor.h>
-#include <ATen/native/CPUFallback.h>
 #include <c10/core/ScalarType.h>
 
 #include "third_device/torch_sim/csrc/sim_backend.h"
@@ -31,8 +30,7 @@ inline torch_core::StreamHandle stream_of(const at::Tensor& t) {
 // Runs operator Op on the CPU through the device's fallback (counted, policy applied).
 template <class Op, class... Args>
 decltype(auto) fall_back(Args&&... args) {
-  return at::native::call_fallback_fn<&torch_core::cpu_fallback<c10::DeviceType::PrivateUse1>, Op>::call(
-      std::forward<Args>(args)...);
+  return torch_core::run_on_cpu<c10::DeviceType::PrivateUse1, Op>(std::forward<Args>(args)...);
 }
 
 }  // namespace torch_sim::detail
