@@ -126,6 +126,39 @@ torch_core_aten_sources = [
     "csrc/aten/view_ops.cpp",
 ]
 
+# torch_core's kernel engine, device side: the operand description, the elementwise
+# calls, their functors and the dispatch to a typed loop. Header-only and free of ATen,
+# so a CUDA engine's .cu files include the same functors (TORCH_CORE_HOST_DEVICE).
+torch_core_engine_functor_headers = [
+    "csrc/aten/engine/elementwise_call.h",
+    "csrc/aten/engine/elementwise_dispatch.h",
+    "csrc/aten/engine/elementwise_functors.h",
+    "csrc/aten/engine/operand_loop.h",
+]
+
+# torch_core's kernel engine, ATen side: the DispatchStub kernels that describe a
+# TensorIterator and call the engine registered for its device type.
+torch_core_engine_headers = [
+    "csrc/aten/engine/iterator_loop.h",
+    "csrc/aten/engine/kernel_engine.h",
+    "csrc/aten/engine/stub_kernels.h",
+]
+
+torch_core_engine_sources = [
+    "csrc/aten/engine/iterator_loop.cpp",
+    "csrc/aten/engine/kernel_engine.cpp",
+    "csrc/aten/engine/stub_kernels.cpp",
+]
+
+# The host engine: the kernel engine of simulated devices (host loops on stream workers).
+torch_core_host_engine_headers = [
+    "csrc/aten/engine/host_engine.h",
+]
+
+torch_core_host_engine_sources = [
+    "csrc/aten/engine/host_engine.cpp",
+]
+
 # torch_core host-loop kernels: DeviceKernels (copy, fill) and normal_/uniform_ for a
 # device whose memory the host addresses (torch_sim, torch_cuda's simulated variant).
 torch_core_host_loop_kernels_headers = [
@@ -175,6 +208,30 @@ torch_cuda_loop_kernel_sources = [
 torch_cuda_loop_kernel_headers = [
     "cuda_loop.cuh",
     "loop_kernels.h",
+]
+
+# The CUDA engine: torch_core's elementwise functors as GPU kernels, one .cu per group of
+# operations (device code), and the engine that torch_core's stub kernels call (host).
+torch_cuda_engine_kernel_sources = [
+    "engine/elementwise_activation.cu",
+    "engine/elementwise_binary.cu",
+    "engine/elementwise_compare.cu",
+    "engine/elementwise_pointwise.cu",
+    "engine/elementwise_unary_math.cu",
+    "engine/elementwise_unary_other.cu",
+]
+
+torch_cuda_engine_kernel_headers = [
+    "engine/cuda_elementwise.h",
+    "engine/cuda_executor.cuh",
+]
+
+torch_cuda_engine_sources = [
+    "engine/cuda_engine.cpp",
+]
+
+torch_cuda_engine_headers = [
+    "engine/cuda_engine.h",
 ]
 
 # cuBLAS wrappers: gemm, strided-batched gemm, gemv, handles, precision controls.
@@ -258,7 +315,6 @@ torch_sim_headers = [
 ]
 
 torch_sim_sources = [
-    "csrc/aten/elementwise_ops.cpp",
     "csrc/aten/op_helpers.h",
     "csrc/aten/random_ops.cpp",
     "csrc/aten/reduction_ops.cpp",

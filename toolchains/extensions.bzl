@@ -4,6 +4,7 @@
 - @cuda: the CUDA 13.5 toolkit assembled from NVIDIA's PyPI wheels.
 - @cuda_cublas: cuBLAS/cuBLASLt, separate so its 444 MB are fetched only when linked.
 - @torch_testing: what torch.testing._internal (OpInfo) needs beyond @torch, for tests.
+- @codegen_python: what the torch wheel's torchgen needs beyond @torch (PyYAML), for codegen.
 - @local_python: the host interpreter's headers, for extension modules.
 - @pinned_versions: wheels.lock's versions and the project's, as constants for BUILD files
   (a wheel's Requires-Dist); fetches nothing.
@@ -55,6 +56,12 @@ def _hermetic_deps_impl(module_ctx):
             "expecttest",
             "setuptools",
         ],
+    )
+    pinned_wheels(
+        name = "codegen_python",
+        build_file = "//toolchains/wheels:BUILD.codegen_python.bazel",
+        lock = "//toolchains/wheels:codegen.lock",
+        packages = ["pyyaml"],
     )
     local_python(name = "local_python")
     pinned_versions(

@@ -14,6 +14,7 @@ CONTRACT_TESTS = [
     "generator",
     "memory",
     "oom",
+    "op_layer",
     "serialization",
     "streams",
     "tensor",

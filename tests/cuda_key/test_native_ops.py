@@ -1,8 +1,8 @@
-"""The native elementwise and reduction operators on the CUDA key (simulated variant):
-add/sub/mul/div (functional, in-place, out=), sum and amax run torch_cuda's kernels
-(csrc/aten/native_ops.cpp over the loop_ops functors), not the CPU fallback, and agree
-with the CPU. Cases without a kernel (other dtypes, type promotion) go to the CPU fallback
-(counted, under TORCH_CUDA_FALLBACK's policy): that is the chosen behaviour, tested here.
+"""Native operators on the CUDA key (simulated variant): add/sub/mul/div (functional,
+in-place, out=) are stock ATen's on torch_core's kernel engine; sum and amax run
+torch_cuda's reductions (csrc/aten/native_ops.cpp over the loop_ops functors). None goes
+through the CPU fallback, and all agree with the CPU. Reduction dtypes without a kernel go
+to the CPU fallback (counted, under TORCH_CUDA_FALLBACK's policy), tested here.
 Linear algebra (mm, ...) is native in the real variant only; here it falls back."""
 
 from __future__ import annotations
@@ -167,24 +167,30 @@ class NativeOps(unittest.TestCase):
         torch.testing.assert_close(x.grad.cpu(), ((2 * x.detach() + 1) / 2).cpu())
 
     def test_unsupported_dtype_falls_back(self) -> None:
-        # half has no kernel here: it runs on the CPU through the fallback, counted.
+        # sum has no half kernel here: it runs on the CPU through the fallback, counted.
         a = torch.randn(4, dtype=torch.float16)
-        torch.testing.assert_close((a.cuda() + a.cuda()).cpu(), a + a)
-        self.assertGreaterEqual(fell_back("aten::add"), 1)
-        # Type promotion (int tensor / int tensor is float; int + float) falls back too.
-        i = torch.arange(1, 5)
-        torch.testing.assert_close((i.cuda() / i.cuda()).cpu(), i / i)
-        torch.testing.assert_close((i.cuda() + 0.5).cpu(), i + 0.5)
+        torch.testing.assert_close(a.cuda().sum().cpu(), a.sum())
+        self.assertGreaterEqual(fell_back("aten::sum"), 1)
         torch.testing.assert_close(
             torch.ones(3, dtype=torch.bool).cuda().sum().cpu(), torch.tensor(3)
         )
+
+    def test_elementwise_promotion_and_half_are_native(self) -> None:
+        # Stock ATen's operators on the kernel engine: half, type promotion (int / int is
+        # float; int + float) and host scalars need no fallback.
+        a = torch.randn(4, dtype=torch.float16)
+        i = torch.arange(1, 5)
+        torch.testing.assert_close((a.cuda() + a.cuda()).cpu(), a + a)
+        torch.testing.assert_close((i.cuda() / i.cuda()).cpu(), i / i)
+        torch.testing.assert_close((i.cuda() + 0.5).cpu(), i + 0.5)
+        self.assert_native("aten::add", "aten::div")
 
     def test_unsupported_dtype_under_error_policy_raises(self) -> None:
         a = torch.randn(4, dtype=torch.float16, device="cuda")
         f = torch.randn(4, device="cuda")
         torch_cuda.set_fallback_policy("error")
-        with self.assertRaisesRegex(NotImplementedError, "aten::add"):
-            a + a
+        with self.assertRaisesRegex(NotImplementedError, "aten::sum"):
+            a.sum()
         # The native dtypes are unaffected by the policy.
         self.assertEqual((f - f).sum().item(), 0.0)
 

@@ -9,6 +9,7 @@
 
 #include "torch_core/aten/cpu_fallback.h"
 #include "torch_core/aten/device_kernels.h"
+#include "torch_core/aten/engine/host_engine.h"
 #include "torch_core/aten/host_loop_kernels.h"
 #include "torch_core/device/register_backend.h"
 #include "torch_core/runtime/simulated_config.h"
@@ -37,6 +38,7 @@ torch_core::Backend& register_backend() {
     // Leaked: registered kernels live for the rest of the process.
     torch_core::register_device_kernels(c10::DeviceType::PrivateUse1,
                                         torch_core::make_host_loop_device_kernels(&launch).release());
+    torch_core::engine::register_host_engine(c10::DeviceType::PrivateUse1, &launch);
     torch_core::init_fallback_policy_from_env(c10::DeviceType::PrivateUse1, kFallbackPolicyEnv);
     return created;
   }();

@@ -13,45 +13,6 @@
 
 namespace torch_cuda::variant {
 
-namespace {
-
-template <typename T>
-void binary_typed(BinaryOp op, const torch_core::loop::StridedLoop<3>& loop, const c10::Scalar& alpha,
-                  cudaStream_t stream) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return kernels::add<T>(loop, alpha.to<T>(), stream);
-    case BinaryOp::kSub:
-      return kernels::sub<T>(loop, alpha.to<T>(), stream);
-    case BinaryOp::kMul:
-      return kernels::mul<T>(loop, stream);
-    case BinaryOp::kDiv:
-      // div is instantiated for floating types only (loop_kernels.h).
-      if constexpr (std::is_floating_point_v<T>) return kernels::div<T>(loop, stream);
-      break;
-  }
-  TORCH_INTERNAL_ASSERT(false, "torch_cuda binary kernel: unsupported op for this dtype");
-}
-
-}  // namespace
-
-void launch_binary(BinaryOp op, c10::ScalarType dtype, const torch_core::loop::StridedLoop<3>& loop,
-                   const c10::Scalar& alpha, torch_core::StreamHandle stream) {
-  const auto cuda_stream = static_cast<cudaStream_t>(stream);
-  switch (dtype) {
-    case c10::kFloat:
-      return binary_typed<float>(op, loop, alpha, cuda_stream);
-    case c10::kDouble:
-      return binary_typed<double>(op, loop, alpha, cuda_stream);
-    case c10::kInt:
-      return binary_typed<int32_t>(op, loop, alpha, cuda_stream);
-    case c10::kLong:
-      return binary_typed<int64_t>(op, loop, alpha, cuda_stream);
-    default:
-      TORCH_INTERNAL_ASSERT(false, "torch_cuda binary kernel: unexpected dtype ", dtype);
-  }
-}
-
 void launch_reduce(ReduceOp op, c10::ScalarType out_dtype, c10::ScalarType in_dtype,
                    const torch_core::loop::StridedLoop<2>& outer, const torch_core::loop::StridedLoop<1>& inner,
                    torch_core::StreamHandle stream) {

@@ -1,4 +1,4 @@
-// The kernels behind torch_cuda's native elementwise and reduction operators on the CUDA
+// The kernels behind torch_cuda's native reduction operators on the CUDA
 // key, as entry points each variant defines (a sibling of framework/variant.h, the same
 // link-time choice):
 //   real       csrc/aten/cuda_native_kernels.cpp: loop_kernels.h's CUDA launchers
@@ -9,7 +9,6 @@
 // operators fall back to the CPU for the rest), so both variants cover the same cases.
 #pragma once
 
-#include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>
 
 #include "torch_core/aten/kernel_loop.h"
@@ -17,14 +16,7 @@
 
 namespace torch_cuda::variant {
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv };
 enum class ReduceOp { kSum, kAmax };
-
-// Queues operand 0 = operand 1 op operand 2 on `stream`, all three of `dtype`:
-//   add, sub (alpha applies to operand 2), mul: float, double, int32, int64
-//   div: float, double
-void launch_binary(BinaryOp op, c10::ScalarType dtype, const torch_core::loop::StridedLoop<3>& loop,
-                   const c10::Scalar& alpha, torch_core::StreamHandle stream);
 
 // Queues a reduction in kernel_loop.h's layout (torch_core::make_reduce_loops):
 //   sum   (out, in): (float, float) (double, double) (int64, int64) (int64, int32)

@@ -17,26 +17,6 @@ namespace {
 
 namespace loop = torch_core::loop;
 
-template <typename T>
-void binary_typed(BinaryOp op, const loop::StridedLoop<3>& l, const c10::Scalar& alpha,
-                  torch_core::StreamHandle stream) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return simulated::launch(stream, [l, f = ops::Add<T>{alpha.to<T>()}] { loop::elementwise<T, T, T>(l, f); });
-    case BinaryOp::kSub:
-      return simulated::launch(stream, [l, f = ops::Sub<T>{alpha.to<T>()}] { loop::elementwise<T, T, T>(l, f); });
-    case BinaryOp::kMul:
-      return simulated::launch(stream, [l] { loop::elementwise<T, T, T>(l, ops::Mul<T>{}); });
-    case BinaryOp::kDiv:
-      // As the real variant: floating types only.
-      if constexpr (std::is_floating_point_v<T>) {
-        return simulated::launch(stream, [l] { loop::elementwise<T, T, T>(l, ops::Div<T>{}); });
-      }
-      break;
-  }
-  TORCH_INTERNAL_ASSERT(false, "torch_cuda binary kernel: unsupported op for this dtype");
-}
-
 // Sums accumulate in Acc: the GPU folds float in float along a tree; the host folds left
 // to right, whose float error grows with the length, so float accumulates in double here
 // (closer to the GPU's tree than a float left fold).
@@ -54,22 +34,6 @@ void amax_typed(const loop::StridedLoop<2>& outer, const loop::StridedLoop<1>& i
 }
 
 }  // namespace
-
-void launch_binary(BinaryOp op, c10::ScalarType dtype, const loop::StridedLoop<3>& l, const c10::Scalar& alpha,
-                   torch_core::StreamHandle stream) {
-  switch (dtype) {
-    case c10::kFloat:
-      return binary_typed<float>(op, l, alpha, stream);
-    case c10::kDouble:
-      return binary_typed<double>(op, l, alpha, stream);
-    case c10::kInt:
-      return binary_typed<int32_t>(op, l, alpha, stream);
-    case c10::kLong:
-      return binary_typed<int64_t>(op, l, alpha, stream);
-    default:
-      TORCH_INTERNAL_ASSERT(false, "torch_cuda binary kernel: unexpected dtype ", dtype);
-  }
-}
 
 void launch_reduce(ReduceOp op, c10::ScalarType out_dtype, c10::ScalarType in_dtype,
                    const loop::StridedLoop<2>& outer, const loop::StridedLoop<1>& inner,

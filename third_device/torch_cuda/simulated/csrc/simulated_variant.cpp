@@ -11,6 +11,7 @@
 #include "cuda_build_info.h"
 #include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
 #include "third_device/torch_cuda/csrc/framework/variant.h"
+#include "torch_core/aten/engine/host_engine.h"
 #include "torch_core/aten/host_loop_kernels.h"
 #include "torch_core/runtime/simulated_config.h"
 
@@ -48,6 +49,10 @@ torch_core::DeviceKernels* device_kernels() {
   static torch_core::DeviceKernels* const kernels =
       torch_core::make_host_loop_device_kernels(&simulated::launch).release();
   return kernels;
+}
+
+void register_kernel_engine() {
+  torch_core::engine::register_host_engine(c10::DeviceType::CUDA, &simulated::launch);
 }
 
 long cudart_version() { return parse_cuda_version(TORCH_CUDA_BUILD_CUDA_VERSION); }

@@ -1,5 +1,7 @@
 // The simulated device's operator registrations on PrivateUse1: torch_core's generic
-// kernels, the CPU fallback for everything else, and the sim's own native kernels.
+// kernels, the CPU fallback for everything else, and the sim's own native kernels. Stock
+// ATen's device-generic operators are registered by the generated library beside this
+// one (BUILD: generated_registrations) and run on torch_core's host engine.
 // (Static registrations: they run when the backend library is loaded; the target that
 // holds this file is alwayslink.)
 #include <torch/library.h>
@@ -10,10 +12,6 @@
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   torch_core::register_native_ops<c10::DeviceType::PrivateUse1>(m);
 
-  m.impl("add.Tensor", TORCH_FN(torch_sim::add));
-  m.impl("add_.Tensor", TORCH_FN(torch_sim::add_));
-  m.impl("mul.Tensor", TORCH_FN(torch_sim::mul));
-  m.impl("mul_.Tensor", TORCH_FN(torch_sim::mul_));
   m.impl("sum", TORCH_FN(torch_sim::sum));
   m.impl("sum.dim_IntList", TORCH_FN(torch_sim::sum_dim));
   m.impl("normal_", TORCH_FN(torch_sim::normal_));

@@ -1,0 +1,40 @@
+#include "third_device/torch_cuda/csrc/aten/engine/cuda_engine.h"
+
+#include <c10/util/Exception.h>
+
+#include "third_device/torch_cuda/csrc/aten/engine/cuda_elementwise.h"
+#include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
+#include "torch_core/aten/engine/kernel_engine.h"
+
+namespace torch_cuda::engine {
+
+namespace {
+
+using torch_core::engine::ElementwiseCall;
+using torch_core::engine::ElementwiseOp;
+using torch_core::engine::OperandLoop;
+
+class CudaKernelEngine final : public torch_core::engine::KernelEngine {
+ public:
+  void elementwise(const ElementwiseCall& call, const OperandLoop& loop, c10::Device device) override {
+    const torch_core::StreamHandle stream = backend().streams().current_handle(device.index());
+    switch (call.op) {
+#define TORCH_CUDA_CASE(name) \
+  case ElementwiseOp::k##name: return run_##name(call, loop, stream);
+      TORCH_CORE_ELEMENTWISE_OPS(TORCH_CUDA_CASE)
+#undef TORCH_CUDA_CASE
+      case ElementwiseOp::kCount:
+        break;
+    }
+    TORCH_INTERNAL_ASSERT(false, "unknown elementwise operation ", static_cast<int>(call.op));
+  }
+};
+
+}  // namespace
+
+void register_cuda_engine() {
+  // Leaked: the engine serves stub calls for the rest of the process.
+  torch_core::engine::register_kernel_engine(c10::DeviceType::CUDA, new CudaKernelEngine());
+}
+
+}  // namespace torch_cuda::engine

@@ -1,0 +1,105 @@
+#include "torch_core/aten/engine/host_engine.h"
+
+#include <array>
+#include <cstring>
+#include <tuple>
+#include <utility>
+
+#include <c10/core/DynamicCast.h>
+#include <c10/core/ScalarType.h>
+
+#include "torch_core/aten/engine/elementwise_dispatch.h"
+#include "torch_core/aten/kernel_loop.h"
+#include "torch_core/device/backend.h"
+
+namespace torch_core::engine {
+
+namespace {
+
+using Pointers = std::array<char*, kMaxOperands>;
+
+// One element: each input loaded from its own dtype as the functor's argument type, the
+// result stored as the output's dtype (gpu_kernel's dynamic casting).
+template <typename F, std::size_t... I>
+void apply_casting(const F& f, const std::array<c10::ScalarType, kMaxOperands>& dtypes, const Pointers& p,
+                   std::index_sequence<I...>) {
+  using traits = functor_traits<F>;
+  const auto result = f(c10::fetch_and_cast<std::tuple_element_t<I, typename traits::args>>(dtypes[I + 1], p[I + 1])...);
+  c10::cast_and_store<typename traits::result>(dtypes[0], p[0], result);
+}
+
+// The same without casts, when every operand already has the functor's type.
+template <typename F, std::size_t... I>
+void apply_direct(const F& f, const Pointers& p, std::index_sequence<I...>) {
+  using traits = functor_traits<F>;
+  using R = typename traits::result;
+  const R result = f(loop::detail::load<std::tuple_element_t<I, typename traits::args>>(p[I + 1])...);
+  loop::detail::store<R>(p[0], result);
+}
+
+template <typename T>
+bool has_type(c10::ScalarType dtype) {
+  return dtype == c10::CppTypeToScalarType<T>::value;
+}
+
+template <typename F, std::size_t... I>
+bool all_direct(const OperandLoop& d, std::index_sequence<I...>) {
+  using traits = functor_traits<F>;
+  return has_type<typename traits::result>(d.dtypes[0]) &&
+         (has_type<std::tuple_element_t<I, typename traits::args>>(d.dtypes[I + 1]) && ...);
+}
+
+template <typename F>
+void host_loop(const F& f, const OperandLoop& d) {
+  constexpr auto indices = std::make_index_sequence<functor_traits<F>::arity>{};
+  if (all_direct<F>(d, indices)) {
+    loop::for_each(d.loop, [&](Pointers& p) { apply_direct(f, p, indices); });
+  } else {
+    loop::for_each(d.loop, [&](Pointers& p) { apply_casting(f, d.dtypes, p, indices); });
+  }
+}
+
+struct HostExecutor {
+  HostLaunch launch;
+  StreamHandle stream;
+  const char* device;
+
+  const char* device_name() const { return device; }
+
+  template <typename F>
+  void run(const F& f, const OperandLoop& loop) {
+    // The description is copied into the work item: the iterator (and any host scalar
+    // it pointed to) is gone by the time the worker runs it.
+    OperandLoop work = loop;
+    launch(stream, [f, work]() mutable {
+      work.bind_scalars();
+      host_loop(f, work);
+    });
+  }
+};
+
+class HostKernelEngine final : public KernelEngine {
+ public:
+  HostKernelEngine(c10::DeviceType device_type, HostLaunch launch)
+      : device_type_(device_type), launch_(launch), name_(c10::DeviceTypeName(device_type, /*lower_case=*/true)) {}
+
+  void elementwise(const ElementwiseCall& call, const OperandLoop& loop, c10::Device device) override {
+    HostExecutor executor{launch_, Backend::get(device_type_).streams().current_handle(device.index()),
+                          name_.c_str()};
+    dispatch_elementwise(call, loop, executor);
+  }
+
+ private:
+  const c10::DeviceType device_type_;
+  const HostLaunch launch_;
+  const std::string name_;
+};
+
+}  // namespace
+
+void register_host_engine(c10::DeviceType device_type, HostLaunch launch) {
+  // Leaked: the engine serves stub calls for the rest of the process.
+  register_kernel_engine(device_type, new HostKernelEngine(device_type, launch));
+}
+
+}  // namespace torch_core::engine

@@ -1,0 +1,18 @@
+// The host kernel engine: torch_core's stub kernels on a device whose memory the host
+// addresses (a simulated device). Each call is queued on the current stream's worker
+// through the backend's launch function, so it runs in stream order after the copies
+// and kernels queued before it, as a GPU kernel would.
+#pragma once
+
+#include <c10/core/DeviceType.h>
+
+#include "torch_core/aten/engine/kernel_engine.h"
+#include "torch_core/aten/host_loop_kernels.h"
+
+namespace torch_core::engine {
+
+// Registers the host engine for `device_type` (and fills its stubs); `launch` queues
+// work on a stream of that device type's backend.
+void register_host_engine(c10::DeviceType device_type, HostLaunch launch);
+
+}  // namespace torch_core::engine

@@ -1,0 +1,31 @@
+// A kernel engine: what runs torch_core's stub kernels (stub_kernels.cpp) on a backend's
+// device. Stock ATen's operators build a TensorIterator and call a DispatchStub; the stub
+// kernel describes the iterator (operand_loop.h) and hands the engine of the iterator's
+// device type one call. torch_core's host engine serves devices whose memory the host
+// addresses (host_engine.h); torch_cuda's CUDA engine launches GPU kernels. Both expand
+// the same functors through elementwise_dispatch.h.
+#pragma once
+
+#include <c10/core/Device.h>
+#include <c10/core/DeviceType.h>
+
+#include "torch_core/aten/engine/elementwise_call.h"
+#include "torch_core/aten/engine/operand_loop.h"
+
+namespace torch_core::engine {
+
+class KernelEngine {
+ public:
+  virtual ~KernelEngine() = default;
+  // Queues `call` over `loop` on the current stream of `device` (the iterator's), in
+  // stream order; raises, queueing nothing, for a dtype the operation does not have.
+  virtual void elementwise(const ElementwiseCall& call, const OperandLoop& loop, c10::Device device) = 0;
+};
+
+// Registers `engine` (which must live for the rest of the process) for `device_type` and
+// fills every stub's slot for that device type with torch_core's stub kernels.
+void register_kernel_engine(c10::DeviceType device_type, KernelEngine* engine);
+// The engine of `device_type`; raises naming the type when none is registered.
+KernelEngine& kernel_engine(c10::DeviceType device_type);
+
+}  // namespace torch_core::engine

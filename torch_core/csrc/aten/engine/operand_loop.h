@@ -1,0 +1,44 @@
+// What a DispatchStub kernel hands a kernel engine: the iteration space of an ATen
+// TensorIterator as plain data (sizes, per-operand pointers, byte strides and dtypes),
+// so one description feeds the host engine (simulated devices, on a stream's worker)
+// and the CUDA engine (torch_cuda, a GPU kernel's argument).
+//
+// Operand 0 is the output; at most kMaxOperands operands (where's out, cond, a, b). A
+// host scalar (a 0-dim CPU tensor that TensorIterator lets into a device op) is copied
+// into the description, because the kernel runs after the caller may have freed it:
+// bind_scalars() points its operand at that copy wherever the description now lives.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#include <c10/core/ScalarType.h>
+
+#include "torch_core/aten/kernel_loop.h"
+
+namespace torch_core::engine {
+
+constexpr int kMaxOperands = 4;
+
+struct OperandLoop {
+  int ntensors = 0;
+  loop::StridedLoop<kMaxOperands> loop;
+  std::array<c10::ScalarType, kMaxOperands> dtypes{};
+  // Host-scalar operands: their bytes, and whether operand i is one.
+  std::array<std::array<unsigned char, 16>, kMaxOperands> scalar_bytes{};
+  std::array<bool, kMaxOperands> is_host_scalar{};
+
+  // Points every host-scalar operand at this object's copy of its value (stride 0).
+  void bind_scalars() {
+    for (int i = 0; i < ntensors; ++i) {
+      if (!is_host_scalar[i]) continue;
+      loop.data[i] = reinterpret_cast<char*>(scalar_bytes[i].data());
+      for (int d = 0; d < loop.ndim; ++d) loop.strides[i][d] = 0;
+    }
+  }
+
+  int64_t numel() const { return loop.numel(); }
+};
+
+}  // namespace torch_core::engine

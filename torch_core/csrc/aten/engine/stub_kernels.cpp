@@ -1,0 +1,187 @@
+#include "torch_core/aten/engine/stub_kernels.h"
+
+#include <ATen/TensorIterator.h>
+#include <ATen/native/Activation.h>
+#include <ATen/native/BinaryOps.h>
+#include <ATen/native/Lerp.h>
+#include <ATen/native/PointwiseOps.h>
+#include <ATen/native/Pow.h>
+#include <ATen/native/TensorCompare.h>
+#include <ATen/native/UnaryOps.h>
+#include <c10/core/Scalar.h>
+#include <c10/util/Exception.h>
+
+#include "torch_core/aten/engine/iterator_loop.h"
+#include "torch_core/aten/engine/kernel_engine.h"
+
+namespace torch_core::engine {
+
+namespace {
+
+using Op = ElementwiseOp;
+
+void run(at::TensorIteratorBase& iter, Op op, c10::ScalarType compute, const c10::Scalar& arg0 = 0,
+         const c10::Scalar& arg1 = 0) {
+  if (iter.numel() == 0) return;
+  kernel_engine(iter.device_type()).elementwise(ElementwiseCall{op, compute, arg0, arg1}, describe(iter), iter.device());
+}
+
+// The compute dtype follows stock's CUDA kernel of each stub: the common dtype where the
+// iterator promotes its inputs, the output's (iter.dtype()) where it does not.
+#define TORCH_CORE_COMMON(stub, name)                   \
+  void stub##_kernel(at::TensorIteratorBase& iter) { run(iter, Op::k##name, iter.common_dtype()); }
+#define TORCH_CORE_OUTPUT(stub, name)                   \
+  void stub##_kernel(at::TensorIteratorBase& iter) { run(iter, Op::k##name, iter.dtype()); }
+
+TORCH_CORE_COMMON(sin, Sin)
+TORCH_CORE_COMMON(cos, Cos)
+TORCH_CORE_COMMON(tan, Tan)
+TORCH_CORE_COMMON(asin, Asin)
+TORCH_CORE_COMMON(acos, Acos)
+TORCH_CORE_COMMON(atan, Atan)
+TORCH_CORE_COMMON(sinh, Sinh)
+TORCH_CORE_COMMON(cosh, Cosh)
+TORCH_CORE_COMMON(tanh, Tanh)
+TORCH_CORE_COMMON(asinh, Asinh)
+TORCH_CORE_COMMON(acosh, Acosh)
+TORCH_CORE_COMMON(atanh, Atanh)
+TORCH_CORE_COMMON(exp, Exp)
+TORCH_CORE_COMMON(exp2, Exp2)
+TORCH_CORE_COMMON(expm1, Expm1)
+TORCH_CORE_COMMON(log, Log)
+TORCH_CORE_COMMON(log10, Log10)
+TORCH_CORE_COMMON(log1p, Log1p)
+TORCH_CORE_COMMON(log2, Log2)
+TORCH_CORE_COMMON(sqrt, Sqrt)
+TORCH_CORE_COMMON(rsqrt, Rsqrt)
+TORCH_CORE_COMMON(sigmoid, Sigmoid)
+TORCH_CORE_COMMON(erf, Erf)
+TORCH_CORE_COMMON(erfc, Erfc)
+TORCH_CORE_COMMON(reciprocal, Reciprocal)
+TORCH_CORE_COMMON(lgamma, Lgamma)
+TORCH_CORE_OUTPUT(ceil, Ceil)
+TORCH_CORE_OUTPUT(floor, Floor)
+TORCH_CORE_OUTPUT(round, Round)
+TORCH_CORE_OUTPUT(trunc, Trunc)
+TORCH_CORE_OUTPUT(frac, Frac)
+TORCH_CORE_OUTPUT(abs, Abs)
+TORCH_CORE_OUTPUT(neg, Neg)
+TORCH_CORE_OUTPUT(sign, Sign)
+TORCH_CORE_OUTPUT(bitwise_not, BitwiseNot)
+TORCH_CORE_COMMON(silu, Silu)
+TORCH_CORE_COMMON(silu_backward, SiluBackward)
+TORCH_CORE_OUTPUT(sigmoid_backward, SigmoidBackward)
+TORCH_CORE_OUTPUT(tanh_backward, TanhBackward)
+TORCH_CORE_COMMON(mul, Mul)
+TORCH_CORE_COMMON(div_true, DivTrue)
+TORCH_CORE_COMMON(div_floor, DivFloor)
+TORCH_CORE_COMMON(div_trunc, DivTrunc)
+TORCH_CORE_COMMON(remainder, Remainder)
+TORCH_CORE_COMMON(fmod, Fmod)
+TORCH_CORE_COMMON(maximum, Maximum)
+TORCH_CORE_COMMON(minimum, Minimum)
+TORCH_CORE_COMMON(atan2, Atan2)
+TORCH_CORE_COMMON(pow_tensor_tensor, Pow)
+TORCH_CORE_COMMON(bitwise_and, BitwiseAnd)
+TORCH_CORE_COMMON(bitwise_or, BitwiseOr)
+TORCH_CORE_COMMON(bitwise_xor, BitwiseXor)
+TORCH_CORE_COMMON(eq, Eq)
+TORCH_CORE_COMMON(ne, Ne)
+TORCH_CORE_COMMON(lt, Lt)
+TORCH_CORE_COMMON(le, Le)
+TORCH_CORE_COMMON(gt, Gt)
+TORCH_CORE_COMMON(ge, Ge)
+TORCH_CORE_COMMON(clamp, ClampTensor)
+TORCH_CORE_COMMON(lerp_tensor, LerpTensor)
+#undef TORCH_CORE_COMMON
+#undef TORCH_CORE_OUTPUT
+
+// logical_not computes in its input's dtype and writes any output dtype.
+void logical_not_kernel(at::TensorIteratorBase& iter) { run(iter, Op::kLogicalNot, iter.dtype(1)); }
+
+// These stubs take a TensorIterator (not its base).
+void logical_and_kernel(at::TensorIterator& iter) { run(iter, Op::kLogicalAnd, iter.common_dtype()); }
+void logical_or_kernel(at::TensorIterator& iter) { run(iter, Op::kLogicalOr, iter.common_dtype()); }
+void logical_xor_kernel(at::TensorIterator& iter) { run(iter, Op::kLogicalXor, iter.common_dtype()); }
+void where_kernel(at::TensorIterator& iter) { run(iter, Op::kWhere, iter.dtype()); }
+
+void add_kernel(at::TensorIteratorBase& iter, const c10::Scalar& alpha) {
+  run(iter, Op::kAdd, iter.common_dtype(), alpha);
+}
+void pow_tensor_scalar_kernel(at::TensorIteratorBase& iter, const c10::Scalar& exponent) {
+  run(iter, Op::kPowScalar, iter.common_dtype(), exponent);
+}
+void threshold_kernel(at::TensorIteratorBase& iter, const c10::Scalar& threshold, const c10::Scalar& value) {
+  run(iter, Op::kThreshold, iter.dtype(), threshold, value);
+}
+void leaky_relu_kernel(at::TensorIteratorBase& iter, const c10::Scalar& negval) {
+  run(iter, Op::kLeakyRelu, iter.dtype(), negval);
+}
+void leaky_relu_backward_kernel(at::TensorIteratorBase& iter, const c10::Scalar& negval) {
+  run(iter, Op::kLeakyReluBackward, iter.dtype(), negval);
+}
+void clamp_scalar_kernel(at::TensorIteratorBase& iter, const c10::Scalar& min, const c10::Scalar& max) {
+  run(iter, Op::kClamp, iter.common_dtype(), min, max);
+}
+void clamp_min_scalar_kernel(at::TensorIteratorBase& iter, c10::Scalar min) {
+  run(iter, Op::kClampMin, iter.common_dtype(), min);
+}
+void clamp_max_scalar_kernel(at::TensorIteratorBase& iter, c10::Scalar max) {
+  run(iter, Op::kClampMax, iter.common_dtype(), max);
+}
+void addcmul_kernel(at::TensorIteratorBase& iter, const c10::Scalar& value) {
+  run(iter, Op::kAddcmul, iter.common_dtype(), value);
+}
+void addcdiv_kernel(at::TensorIteratorBase& iter, const c10::Scalar& value) {
+  run(iter, Op::kAddcdiv, iter.common_dtype(), value);
+}
+void lerp_scalar_kernel(at::TensorIteratorBase& iter, const c10::Scalar& weight) {
+  run(iter, Op::kLerpScalar, iter.common_dtype(), weight);
+}
+
+// One stub's slot for a device type. XPU's setter exists only in XPU builds of torch.
+template <typename Stub, typename Fn>
+void set_slot(Stub& stub, c10::DeviceType device_type, Fn kernel) {
+  switch (device_type) {
+    case c10::DeviceType::CUDA: return stub.set_cuda_dispatch_ptr(kernel);
+    case c10::DeviceType::PrivateUse1: return stub.set_privateuse1_dispatch_ptr(kernel);
+    case c10::DeviceType::HPU: return stub.set_hpu_dispatch_ptr(kernel);
+    case c10::DeviceType::MTIA: return stub.set_mtia_dispatch_ptr(kernel);
+    default:
+      TORCH_CHECK(false, "torch_core cannot fill DispatchStubs for ", device_type,
+                  ": the pinned torch has stub slots for CUDA, PrivateUse1, HPU and MTIA");
+  }
+}
+
+}  // namespace
+
+void fill_stubs(c10::DeviceType t) {
+  namespace native = at::native;
+#define TORCH_CORE_FILL(stub) set_slot(native::stub##_stub, t, &stub##_kernel);
+  TORCH_CORE_FILL(sin) TORCH_CORE_FILL(cos) TORCH_CORE_FILL(tan) TORCH_CORE_FILL(asin) TORCH_CORE_FILL(acos)
+  TORCH_CORE_FILL(atan) TORCH_CORE_FILL(sinh) TORCH_CORE_FILL(cosh) TORCH_CORE_FILL(tanh) TORCH_CORE_FILL(asinh)
+  TORCH_CORE_FILL(acosh) TORCH_CORE_FILL(atanh) TORCH_CORE_FILL(exp) TORCH_CORE_FILL(exp2) TORCH_CORE_FILL(expm1)
+  TORCH_CORE_FILL(log) TORCH_CORE_FILL(log10) TORCH_CORE_FILL(log1p) TORCH_CORE_FILL(log2) TORCH_CORE_FILL(sqrt)
+  TORCH_CORE_FILL(rsqrt) TORCH_CORE_FILL(sigmoid) TORCH_CORE_FILL(erf) TORCH_CORE_FILL(erfc)
+  TORCH_CORE_FILL(reciprocal) TORCH_CORE_FILL(lgamma) TORCH_CORE_FILL(ceil) TORCH_CORE_FILL(floor)
+  TORCH_CORE_FILL(round) TORCH_CORE_FILL(trunc) TORCH_CORE_FILL(frac) TORCH_CORE_FILL(abs) TORCH_CORE_FILL(neg)
+  TORCH_CORE_FILL(sign) TORCH_CORE_FILL(bitwise_not) TORCH_CORE_FILL(logical_not) TORCH_CORE_FILL(silu)
+  TORCH_CORE_FILL(silu_backward) TORCH_CORE_FILL(sigmoid_backward) TORCH_CORE_FILL(tanh_backward)
+  TORCH_CORE_FILL(add) TORCH_CORE_FILL(mul) TORCH_CORE_FILL(div_true) TORCH_CORE_FILL(div_floor)
+  TORCH_CORE_FILL(div_trunc) TORCH_CORE_FILL(remainder) TORCH_CORE_FILL(fmod) TORCH_CORE_FILL(maximum)
+  TORCH_CORE_FILL(minimum) TORCH_CORE_FILL(atan2) TORCH_CORE_FILL(pow_tensor_tensor)
+  TORCH_CORE_FILL(pow_tensor_scalar) TORCH_CORE_FILL(bitwise_and) TORCH_CORE_FILL(bitwise_or)
+  TORCH_CORE_FILL(bitwise_xor) TORCH_CORE_FILL(eq) TORCH_CORE_FILL(ne) TORCH_CORE_FILL(lt) TORCH_CORE_FILL(le)
+  TORCH_CORE_FILL(gt) TORCH_CORE_FILL(ge) TORCH_CORE_FILL(logical_and) TORCH_CORE_FILL(logical_or)
+  TORCH_CORE_FILL(logical_xor) TORCH_CORE_FILL(threshold) TORCH_CORE_FILL(leaky_relu) TORCH_CORE_FILL(leaky_relu_backward)
+  TORCH_CORE_FILL(clamp)
+  TORCH_CORE_FILL(clamp_scalar) TORCH_CORE_FILL(clamp_min_scalar) TORCH_CORE_FILL(clamp_max_scalar)
+  TORCH_CORE_FILL(addcmul) TORCH_CORE_FILL(addcdiv)
+#undef TORCH_CORE_FILL
+  // Stubs whose stock names do not end in _stub.
+  set_slot(native::where_kernel, t, &where_kernel);
+  set_slot(native::lerp_kernel_scalar_weight, t, &lerp_scalar_kernel);
+  set_slot(native::lerp_kernel_tensor_weight, t, &lerp_tensor_kernel);
+}
+
+}  // namespace torch_core::engine
