@@ -134,6 +134,9 @@ torch_core_engine_functor_headers = [
     "csrc/aten/engine/elementwise_dispatch.h",
     "csrc/aten/engine/elementwise_functors.h",
     "csrc/aten/engine/operand_loop.h",
+    "csrc/aten/engine/reduce_call.h",
+    "csrc/aten/engine/reduce_dispatch.h",
+    "csrc/aten/engine/reduce_functors.h",
 ]
 
 # torch_core's kernel engine, ATen side: the DispatchStub kernels that describe a
@@ -219,11 +222,14 @@ torch_cuda_engine_kernel_sources = [
     "engine/elementwise_pointwise.cu",
     "engine/elementwise_unary_math.cu",
     "engine/elementwise_unary_other.cu",
+    "engine/reduce_arithmetic.cu",
+    "engine/reduce_comparison.cu",
 ]
 
 torch_cuda_engine_kernel_headers = [
-    "engine/cuda_elementwise.h",
     "engine/cuda_executor.cuh",
+    "engine/cuda_kernels.h",
+    "engine/cuda_reduce_executor.cuh",
 ]
 
 torch_cuda_engine_sources = [
@@ -246,21 +252,10 @@ torch_cuda_blas_headers = [
     "blas/gemm.h",
 ]
 
-# torch_cuda's native elementwise/reduction operators on the CUDA key, shared by both
-# variants; native_kernels.h is the kernel entry points each variant defines.
-torch_cuda_native_ops_sources = [
-    "native_ops.cpp",
-]
-
-torch_cuda_native_ops_headers = [
-    "native_kernels.h",
-]
-
-# The real variant's side of them: native_kernels.h over the CUDA loop kernels, and the
-# linear algebra (mm, addmm, bmm, baddbmm, mv, addmv) over the cuBLAS wrappers.
+# The real variant's linear algebra (mm, addmm, bmm, baddbmm, mv, addmv) over the cuBLAS
+# wrappers.
 torch_cuda_cuda_native_ops_sources = [
     "blas_ops.cpp",
-    "cuda_native_kernels.cpp",
 ]
 
 # torch_cuda backend on the CUDA key, shared by the real and simulated variants: backend
@@ -317,7 +312,6 @@ torch_sim_headers = [
 torch_sim_sources = [
     "csrc/aten/op_helpers.h",
     "csrc/aten/random_ops.cpp",
-    "csrc/aten/reduction_ops.cpp",
     "csrc/aten/registration.cpp",
     "csrc/sim_backend.cpp",
 ]

@@ -69,7 +69,11 @@ class OpLayer(unittest.TestCase):
                              str(cpu_error).replace("cuda", "cpu"))
             return
         actual = fn(*(t.to(DEVICE) for t in tensors))
-        torch.testing.assert_close(actual.cpu(), expected, equal_nan=True, **tol)
+        if isinstance(actual, tuple):
+            actual = tuple(a.cpu() for a in actual)
+        else:
+            actual = actual.cpu()
+        torch.testing.assert_close(actual, expected, equal_nan=True, **tol)
 
     def test_unary_floating(self) -> None:
         for dtype in FLOATING:
@@ -210,6 +214,68 @@ class OpLayer(unittest.TestCase):
             x.bitwise_and(x)
         # The device is still usable afterwards.
         self.assertEqual((x + x).sum().item(), 6.0)
+
+    def check_reductions(self, x: torch.Tensor, kw: dict, whole: bool) -> None:
+        """Every reduction of x over kw's dims (whole: any/all over everything)."""
+        dtype = x.dtype
+        tol = tolerance(dtype) or {"rtol": 1e-4, "atol": 1e-5}
+        any_all_kw = {} if whole else kw
+        self.check(lambda t: t.sum(**kw), x, **tolerance(dtype))
+        self.check(lambda t: t.any(**any_all_kw), x)
+        self.check(lambda t: t.all(**any_all_kw), x)
+        if dtype != torch.bool:
+            self.check(lambda t: t.amax(**kw), x)
+            self.check(lambda t: t.amin(**kw, keepdim=True), x)
+        if dtype.is_floating_point:
+            self.check(lambda t: t.mean(**kw), x, **tolerance(dtype))
+            self.check(lambda t: t.var(**kw), x, **tol)
+            self.check(lambda t: t.std(**kw, correction=0), x, **tol)
+            self.check(lambda t: torch.linalg.vector_norm(t, 3, **kw), x, **tol)
+
+    def test_reductions(self) -> None:
+        for dtype in (torch.float32, torch.float64, torch.float16, torch.int32, torch.int64,
+                      torch.bool):
+            x = sample((4, 5, 6), dtype)
+            for dims in (None, 0, 1, (0, 2), -1):
+                with self.subTest(dtype=dtype, dims=dims):
+                    kw = {} if dims is None else {"dim": dims}
+                    self.check_reductions(x, kw, whole=dims == (0, 2))
+        x = sample((4, 5, 6), torch.float32)
+        self.check(lambda t: t.prod(1), x, rtol=1e-4, atol=1e-5)
+        self.check(lambda t: t.sum(dtype=torch.float64), x)
+        self.check(lambda t: t.sum(0, dtype=torch.float16), x, atol=2e-2, rtol=2e-2)
+        self.check(lambda t: torch.var_mean(t, 1), x, rtol=1e-4, atol=1e-5)
+        self.check(lambda t: torch.std_mean(t, (0, 2), keepdim=True), x, rtol=1e-4, atol=1e-5)
+        for p in (0, 1, 2, float("inf"), -float("inf"), 0.5):
+            with self.subTest(p=p):
+                self.check(lambda t, p=p: torch.linalg.vector_norm(t, p), x, rtol=1e-4, atol=1e-5)
+                self.check(lambda t, p=p: t.norm(p, dim=1), x, rtol=1e-4, atol=1e-5)
+        z = sample((3, 4), torch.complex64)
+        self.check(lambda t: t.sum(1), z)
+        self.check(lambda t: t.mean(), z)
+        self.check(lambda t: torch.linalg.vector_norm(t), z)
+        self.check(lambda t: t.abs(), z)
+        # int sums accumulate in int64; a non-contiguous input; a transposed one.
+        self.check(lambda t: t.sum(), torch.full((1000,), 2**30, dtype=torch.int32))
+        self.check(lambda t: t[:, ::2].t().sum(0), x)
+
+    def test_argmax_argmin_ties_and_nan(self) -> None:
+        x = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, float("nan"), 5.0, float("nan")],
+                          [-1.0, -1.0, -1.0, -1.0]])
+        for fn in (torch.argmax, torch.argmin):
+            self.check(fn, x)
+            self.check(lambda t, f=fn: f(t, dim=1), x)
+            self.check(lambda t, f=fn: f(t, dim=0, keepdim=True), x)
+        self.check(lambda t: t.argmax(1), sample((5, 7), torch.int16))
+
+    def test_reduction_errors(self) -> None:
+        empty = torch.empty(0, 3).to(DEVICE)
+        with self.assertRaisesRegex(IndexError, "Expected reduction dim 0 to have non-zero size"):
+            empty.amax(0)
+        with self.assertRaisesRegex(RuntimeError, "mean\\(\\): could not infer output dtype"):
+            torch.ones(3, dtype=torch.int64).to(DEVICE).mean()
+        self.check(lambda t: t.sum(0), torch.empty(0, 3))
+        self.check(lambda t: t.mean(0), torch.empty(0, 3))
 
     def test_runs_in_stream_order(self) -> None:
         # The kernel must see the host-to-device copy queued before it (the op-layer probe

@@ -12,8 +12,6 @@
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   torch_core::register_native_ops<c10::DeviceType::PrivateUse1>(m);
 
-  m.impl("sum", TORCH_FN(torch_sim::sum));
-  m.impl("sum.dim_IntList", TORCH_FN(torch_sim::sum_dim));
   m.impl("normal_", TORCH_FN(torch_sim::normal_));
   m.impl("uniform_", TORCH_FN(torch_sim::uniform_));
 }

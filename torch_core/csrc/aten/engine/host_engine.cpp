@@ -9,6 +9,7 @@
 #include <c10/core/ScalarType.h>
 
 #include "torch_core/aten/engine/elementwise_dispatch.h"
+#include "torch_core/aten/engine/reduce_dispatch.h"
 #include "torch_core/aten/kernel_loop.h"
 #include "torch_core/device/backend.h"
 
@@ -59,7 +60,39 @@ void host_loop(const F& f, const OperandLoop& d) {
   }
 }
 
+// Stores a reduction's projected value: one output, or two (var_mean's var and mean).
+template <typename R>
+void store_projected(const R& value, const OperandLoop& d, const Pointers& p, int) {
+  c10::cast_and_store<R>(d.dtypes[0], p[0], value);
+}
+template <typename R>
+void store_projected(const OutPair<R>& value, const OperandLoop& d, const Pointers& p, int noutputs) {
+  c10::cast_and_store<R>(d.dtypes[0], p[0], value.first);
+  if (noutputs > 1) c10::cast_and_store<R>(d.dtypes[1], p[1], value.second);
+}
+
+// Each output folds its slice in order, from the functor's identity.
+template <typename F>
+void host_reduce(const F& f, const OperandLoop& d, int noutputs) {
+  using Input = typename reduce_traits<F>::input;
+  const ReductionLoops loops = split_reduction(d, noutputs);
+  const c10::ScalarType input_dtype = d.dtypes[noutputs];
+  loop::for_each(loops.outer, [&](Pointers& p) {
+    auto acc = f.identity();
+    loop::StridedLoop<1> slice = loops.inner;
+    slice.data[0] = p[noutputs];
+    int64_t index = 0;
+    loop::for_each(slice, [&](std::array<char*, 1>& in) {
+      acc = f.reduce(acc, c10::fetch_and_cast<Input>(input_dtype, in[0]), index++);
+    });
+    store_projected(f.project(acc), d, p, noutputs);
+  });
+}
+
 struct HostExecutor {
+  template <typename T>
+  using acc_t = reduce_acc_t<T, /*kOnDevice=*/false>;
+
   HostLaunch launch;
   StreamHandle stream;
   const char* device;
@@ -76,6 +109,11 @@ struct HostExecutor {
       host_loop(f, work);
     });
   }
+
+  template <typename F>
+  void run_reduce(const F& f, const OperandLoop& loop, int noutputs) {
+    launch(stream, [f, work = loop, noutputs] { host_reduce(f, work, noutputs); });
+  }
 };
 
 class HostKernelEngine final : public KernelEngine {
@@ -87,6 +125,12 @@ class HostKernelEngine final : public KernelEngine {
     HostExecutor executor{launch_, Backend::get(device_type_).streams().current_handle(device.index()),
                           name_.c_str()};
     dispatch_elementwise(call, loop, executor);
+  }
+
+  void reduce(const ReduceCall& call, const OperandLoop& loop, c10::Device device) override {
+    HostExecutor executor{launch_, Backend::get(device_type_).streams().current_handle(device.index()),
+                          name_.c_str()};
+    dispatch_reduce(call, loop, executor);
   }
 
  private:

@@ -33,18 +33,38 @@ KernelEngine& kernel_engine(c10::DeviceType device_type) {
   return *engine;
 }
 
+namespace {
+
+// "DivTrue" -> "div_true".
+std::string snake_case(const char* camel) {
+  std::string result;
+  for (const char* c = camel; *c != '\0'; ++c) {
+    if (std::isupper(static_cast<unsigned char>(*c)) && !result.empty()) result += '_';
+    result += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+  }
+  return result;
+}
+
+}  // namespace
+
 const char* name_of(ElementwiseOp op) {
-  // "DivTrue" -> "div_true", made once from the operation list.
   static const auto names = [] {
     std::array<std::string, static_cast<std::size_t>(ElementwiseOp::kCount)> result;
     std::size_t i = 0;
-#define TORCH_CORE_NAME(name)                                           \
-  for (const char c : std::string(#name)) {                             \
-    if (std::isupper(static_cast<unsigned char>(c)) && !result[i].empty()) result[i] += '_'; \
-    result[i] += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));             \
-  }                                                                     \
-  ++i;
+#define TORCH_CORE_NAME(name) result[i++] = snake_case(#name);
     TORCH_CORE_ELEMENTWISE_OPS(TORCH_CORE_NAME)
+#undef TORCH_CORE_NAME
+    return result;
+  }();
+  return names[static_cast<std::size_t>(op)].c_str();
+}
+
+const char* name_of(ReduceOp op) {
+  static const auto names = [] {
+    std::array<std::string, static_cast<std::size_t>(ReduceOp::kCount)> result;
+    std::size_t i = 0;
+#define TORCH_CORE_NAME(name) result[i++] = snake_case(#name);
+    TORCH_CORE_REDUCE_OPS(TORCH_CORE_NAME)
 #undef TORCH_CORE_NAME
     return result;
   }();

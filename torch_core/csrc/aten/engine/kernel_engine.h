@@ -11,6 +11,7 @@
 
 #include "torch_core/aten/engine/elementwise_call.h"
 #include "torch_core/aten/engine/operand_loop.h"
+#include "torch_core/aten/engine/reduce_call.h"
 
 namespace torch_core::engine {
 
@@ -20,6 +21,9 @@ class KernelEngine {
   // Queues `call` over `loop` on the current stream of `device` (the iterator's), in
   // stream order; raises, queueing nothing, for a dtype the operation does not have.
   virtual void elementwise(const ElementwiseCall& call, const OperandLoop& loop, c10::Device device) = 0;
+  // The same for a reduction: `loop` is a reduce-mode iterator's (outputs first, with
+  // stride 0 along the reduced dimensions, then the input); at least one input element.
+  virtual void reduce(const ReduceCall& call, const OperandLoop& loop, c10::Device device) = 0;
 };
 
 // Registers `engine` (which must live for the rest of the process) for `device_type` and

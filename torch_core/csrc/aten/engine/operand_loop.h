@@ -41,4 +41,32 @@ struct OperandLoop {
   int64_t numel() const { return loop.numel(); }
 };
 
+// A reduce-mode OperandLoop split for folding: `outer` walks the kept dimensions (every
+// operand; the input's pointer is where each output's slice starts), `inner` the reduced
+// ones (the input's strides; its data pointer unused). A dimension is reduced where the
+// first output has stride 0 and size > 1. Innermost dimensions last in both, so `inner`'s
+// linear index is the position among the reduced elements that argmax reports.
+struct ReductionLoops {
+  loop::StridedLoop<kMaxOperands> outer;
+  loop::StridedLoop<1> inner;
+};
+
+inline ReductionLoops split_reduction(const OperandLoop& d, int noutputs) {
+  ReductionLoops r;
+  r.outer.data = d.loop.data;
+  for (int dim = 0; dim < d.loop.ndim; ++dim) {
+    const int64_t size = d.loop.sizes[dim];
+    if (d.loop.strides[0][dim] == 0 && size > 1) {
+      const int k = r.inner.ndim++;
+      r.inner.sizes[k] = size;
+      r.inner.strides[0][k] = d.loop.strides[noutputs][dim];
+    } else {
+      const int k = r.outer.ndim++;
+      r.outer.sizes[k] = size;
+      for (int op = 0; op < kMaxOperands; ++op) r.outer.strides[op][k] = d.loop.strides[op][dim];
+    }
+  }
+  return r;
+}
+
 }  // namespace torch_core::engine

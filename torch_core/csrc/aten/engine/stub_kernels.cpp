@@ -6,6 +6,7 @@
 #include <ATen/native/Lerp.h>
 #include <ATen/native/PointwiseOps.h>
 #include <ATen/native/Pow.h>
+#include <ATen/native/ReduceOps.h>
 #include <ATen/native/TensorCompare.h>
 #include <ATen/native/UnaryOps.h>
 #include <c10/core/Scalar.h>
@@ -139,6 +140,35 @@ void lerp_scalar_kernel(at::TensorIteratorBase& iter, const c10::Scalar& weight)
   run(iter, Op::kLerpScalar, iter.common_dtype(), weight);
 }
 
+// Reductions: the iterator is in reduce mode (outputs first, then the input); stock's
+// operators handle an empty input before they call the stub.
+void reduce(at::TensorIterator& iter, ReduceOp op, c10::ScalarType compute, double arg = 0, bool flag = false) {
+  if (iter.numel() == 0) return;
+  const ReduceCall call{op, compute, arg, flag, static_cast<int>(iter.noutputs())};
+  kernel_engine(iter.device_type()).reduce(call, describe(iter), iter.device());
+}
+
+void sum_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kSum, iter.dtype(0)); }
+void prod_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kProd, iter.dtype(0)); }
+void mean_kernel(at::TensorIterator& iter) {
+  // stock's MeanOps factor: outputs / inputs, i.e. 1 / (elements per output).
+  const double factor = static_cast<double>(iter.num_output_elements()) / static_cast<double>(iter.numel());
+  reduce(iter, ReduceOp::kMean, iter.dtype(0), factor);
+}
+void max_values_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kMaxValues, iter.dtype(0)); }
+void min_values_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kMinValues, iter.dtype(0)); }
+void argmax_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kArgMax, iter.dtype(1)); }
+void argmin_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kArgMin, iter.dtype(1)); }
+// all / any read every input as bool.
+void and_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kAll, c10::kBool); }
+void or_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kAny, c10::kBool); }
+void norm_kernel(at::TensorIterator& iter, const c10::Scalar& p) {
+  reduce(iter, ReduceOp::kNorm, iter.input_dtype(), p.toDouble());
+}
+void std_var_kernel(at::TensorIterator& iter, double correction, bool take_sqrt) {
+  reduce(iter, ReduceOp::kStdVar, iter.input_dtype(), correction, take_sqrt);
+}
+
 // One stub's slot for a device type. XPU's setter exists only in XPU builds of torch.
 template <typename Stub, typename Fn>
 void set_slot(Stub& stub, c10::DeviceType device_type, Fn kernel) {
@@ -177,7 +207,13 @@ void fill_stubs(c10::DeviceType t) {
   TORCH_CORE_FILL(clamp)
   TORCH_CORE_FILL(clamp_scalar) TORCH_CORE_FILL(clamp_min_scalar) TORCH_CORE_FILL(clamp_max_scalar)
   TORCH_CORE_FILL(addcmul) TORCH_CORE_FILL(addcdiv)
+  TORCH_CORE_FILL(sum) TORCH_CORE_FILL(prod) TORCH_CORE_FILL(mean) TORCH_CORE_FILL(max_values)
+  TORCH_CORE_FILL(min_values) TORCH_CORE_FILL(argmax) TORCH_CORE_FILL(argmin) TORCH_CORE_FILL(norm)
+  TORCH_CORE_FILL(std_var)
 #undef TORCH_CORE_FILL
+  // `and` and `or` are C++ operator spellings: no token pasting with them.
+  set_slot(native::and_stub, t, &and_kernel);
+  set_slot(native::or_stub, t, &or_kernel);
   // Stubs whose stock names do not end in _stub.
   set_slot(native::where_kernel, t, &where_kernel);
   set_slot(native::lerp_kernel_scalar_weight, t, &lerp_scalar_kernel);

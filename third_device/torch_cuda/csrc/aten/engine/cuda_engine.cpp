@@ -2,7 +2,7 @@
 
 #include <c10/util/Exception.h>
 
-#include "third_device/torch_cuda/csrc/aten/engine/cuda_elementwise.h"
+#include "third_device/torch_cuda/csrc/aten/engine/cuda_kernels.h"
 #include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
 #include "torch_core/aten/engine/kernel_engine.h"
 
@@ -13,6 +13,8 @@ namespace {
 using torch_core::engine::ElementwiseCall;
 using torch_core::engine::ElementwiseOp;
 using torch_core::engine::OperandLoop;
+using torch_core::engine::ReduceCall;
+using torch_core::engine::ReduceOp;
 
 class CudaKernelEngine final : public torch_core::engine::KernelEngine {
  public:
@@ -27,6 +29,19 @@ class CudaKernelEngine final : public torch_core::engine::KernelEngine {
         break;
     }
     TORCH_INTERNAL_ASSERT(false, "unknown elementwise operation ", static_cast<int>(call.op));
+  }
+
+  void reduce(const ReduceCall& call, const OperandLoop& loop, c10::Device device) override {
+    const torch_core::StreamHandle stream = backend().streams().current_handle(device.index());
+    switch (call.op) {
+#define TORCH_CUDA_CASE(name) \
+  case ReduceOp::k##name: return reduce_##name(call, loop, stream);
+      TORCH_CORE_REDUCE_OPS(TORCH_CUDA_CASE)
+#undef TORCH_CUDA_CASE
+      case ReduceOp::kCount:
+        break;
+    }
+    TORCH_INTERNAL_ASSERT(false, "unknown reduction ", static_cast<int>(call.op));
   }
 };
 
