@@ -240,7 +240,16 @@ torch_cuda_engine_headers = [
     "engine/cuda_engine.h",
 ]
 
-# cuBLAS wrappers: gemm, strided-batched gemm, gemv, handles, precision controls.
+# The plans of the matrix products (no CUDA header): what both variants' executors run.
+torch_cuda_gemm_plan_sources = [
+    "blas/gemm_plan.cpp",
+]
+
+torch_cuda_gemm_plan_headers = [
+    "blas/gemm_plan.h",
+]
+
+# The cuBLAS executor: gemm, strided-batched gemm, gemv, handles, math modes.
 torch_cuda_blas_sources = [
     "blas/cublas_handle.cpp",
     "blas/gemm.cpp",
@@ -252,9 +261,9 @@ torch_cuda_blas_headers = [
     "blas/gemm.h",
 ]
 
-# The real variant's linear algebra (mm, addmm, bmm, baddbmm, mv, addmv) over the cuBLAS
-# wrappers.
-torch_cuda_cuda_native_ops_sources = [
+# Linear algebra on the CUDA key (mm, addmm, bmm, baddbmm, mv, addmv): gemm plans handed
+# to the variant's executor.
+torch_cuda_blas_ops_sources = [
     "blas_ops.cpp",
 ]
 

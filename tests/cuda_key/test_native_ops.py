@@ -3,7 +3,7 @@ in-place, out=), sum and amax are stock ATen's on torch_core's kernel engine; no
 through the CPU fallback, and all agree with the CPU. An operator without a kernel goes to
 the CPU fallback (counted, under TORCH_CUDA_FALLBACK's policy), tested here. (The contract
 suite's op_layer file covers the whole operator list on both backends.)
-Linear algebra (mm, ...) is native in the real variant only; here it falls back."""
+Linear algebra (mm, ...) runs its gemm plan on the simulated variant's host executor."""
 
 from __future__ import annotations
 
@@ -195,11 +195,59 @@ class NativeOps(unittest.TestCase):
         # The native operators are unaffected by the policy.
         self.assertEqual((f - f).sum().item(), 0.0)
 
-    def test_linear_algebra_falls_back_in_simulated_variant(self) -> None:
-        a, b = torch.randn(3, 4), torch.randn(4, 2)
-        torch.testing.assert_close((a.cuda() @ b.cuda()).cpu(), a @ b)
-        self.assertGreaterEqual(fell_back("aten::mm"), 1)
+    def test_linear_algebra_runs_the_gemm_plan(self) -> None:
+        # mm/addmm/bmm/baddbmm/mv/addmv plan a column-major cuBLAS call; the simulated
+        # executor runs that plan with cuBLAS's semantics, so transposes, leading
+        # dimensions and batch strides planned wrong would show here.
+        torch_cuda.set_fallback_policy("error")
+        a, b = torch.randn(5, 7, dtype=torch.float64), torch.randn(7, 3, dtype=torch.float64)
+        c = torch.randn(5, 3, dtype=torch.float64)
+        ca, cb, cc = a.cuda(), b.cuda(), c.cuda()
+        torch.testing.assert_close((ca @ cb).cpu(), a @ b)
+        torch.testing.assert_close((ca.t().contiguous().t() @ cb).cpu(), a @ b)  # trans A
+        torch.testing.assert_close((cb.t() @ ca.t()).cpu(), b.t() @ a.t())  # both transposed
+        torch.testing.assert_close(
+            ca[:, 1:6].mm(cb[1:6]).cpu(), a[:, 1:6].mm(b[1:6])  # leading dimension > cols
+        )
+        torch.testing.assert_close(
+            torch.addmm(cc, ca, cb, beta=0.5, alpha=2).cpu(), torch.addmm(c, a, b, beta=0.5, alpha=2)
+        )
+        # beta == 0 does not read self (NaN there does not propagate).
+        nan = torch.full((5, 3), float("nan"), dtype=torch.float64)
+        torch.testing.assert_close(
+            torch.addmm(nan.cuda(), ca, cb, beta=0).cpu(), torch.addmm(nan, a, b, beta=0)
+        )
+        x, y = torch.randn(4, 3, 5), torch.randn(4, 5, 2)
+        torch.testing.assert_close(torch.bmm(x.cuda(), y.cuda()).cpu(), torch.bmm(x, y))
+        torch.testing.assert_close(
+            torch.bmm(x.cuda().transpose(1, 2).contiguous().transpose(1, 2), y.cuda()).cpu(),
+            torch.bmm(x, y),
+        )
+        z = torch.randn(4, 3, 2)
+        torch.testing.assert_close(
+            torch.baddbmm(z.cuda(), x.cuda(), y.cuda(), alpha=0.5).cpu(),
+            torch.baddbmm(z, x, y, alpha=0.5),
+        )
+        v = torch.randn(7, dtype=torch.float64)
+        torch.testing.assert_close((ca @ v.cuda()).cpu(), a @ v)
+        torch.testing.assert_close((ca.t() @ torch.ones(5, dtype=torch.float64).cuda()).cpu(),
+                                   a.t() @ torch.ones(5, dtype=torch.float64))
+        h = torch.randn(6, 4, dtype=torch.float16)
+        torch.testing.assert_close((h.cuda() @ h.cuda().t()).cpu(), h @ h.t(), atol=1e-2, rtol=1e-2)
+        torch.testing.assert_close((h.cuda() @ h[0].cuda()).cpu(), h @ h[0], atol=1e-2, rtol=1e-2)
+        self.assertEqual(torch_cuda.fallback_counts(), {})
 
+    def test_tf32_setting_reaches_the_plan(self) -> None:
+        # allow_tf32 makes the plan ask for TF32 inputs (10 mantissa bits): the simulated
+        # executor rounds as the tensor cores would.
+        a = torch.tensor([[1.0 + 2.0**-20]])
+        b = torch.tensor([[1.0]])
+        try:
+            torch.backends.cuda.matmul.allow_tf32 = True
+            self.assertEqual((a.cuda() @ b.cuda()).item(), 1.0)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = False
+        self.assertEqual((a.cuda() @ b.cuda()).item(), 1.0 + 2.0**-20)
 
 if __name__ == "__main__":
     unittest.main()

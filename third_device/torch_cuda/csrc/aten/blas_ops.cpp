@@ -1,19 +1,14 @@
-// Linear algebra on the CUDA key, real variant only: mm, addmm, bmm, baddbmm, mv and
-// addmv through blas/gemm.h (cuBLAS) on the current CUDA stream, with the precision of
-// torch.backends.cuda.matmul read from at::globalContext() on every call (allow_tf32 /
-// set_float32_matmul_precision, allow_{fp16,bf16}_reduced_precision_reduction).
-//
-// The simulated variant does not register these: cuBLAS has no host implementation to
-// share, and a host gemm written for it would test itself rather than this file; there
-// they run through the CPU fallback (correct results, counted), while this file is
-// compiled and linked into the real _CUDAC in CI and exercised on a GPU.
+// Linear algebra on the CUDA key, shared by both variants: mm, addmm, bmm, baddbmm, mv
+// and addmv plan their cuBLAS call (blas/gemm_plan.h: transposes, leading dimensions,
+// batch strides, dtype, alpha/beta, and the precision of torch.backends.cuda.matmul read
+// from at::globalContext() on every call) and hand the plan to the variant's executor on
+// the current CUDA stream: cuBLAS in the real variant, the same column-major call on the
+// host in the simulated one (so the planning here runs in CI).
 //
 // Cases outside float/double/half/bfloat16, mixed dtypes or devices, and empty inner
 // dimensions fall back to the CPU (with torch's own errors for bad shapes).
 // Not yet: cuBLASLt epilogues (addmm's bias fused into the gemm), the out= overloads
 // (they fall back), complex types.
-#include <cuda_runtime_api.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
@@ -32,7 +27,7 @@
 #include <c10/core/Scalar.h>
 #include <torch/library.h>
 
-#include "third_device/torch_cuda/csrc/aten/blas/gemm.h"
+#include "third_device/torch_cuda/csrc/aten/blas/gemm_plan.h"
 #include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
 
 namespace torch_cuda::native {
@@ -66,8 +61,8 @@ blas::MatmulPrecision precision() {
   return p;
 }
 
-cudaStream_t current_stream(const at::Tensor& t) {
-  return static_cast<cudaStream_t>(backend().streams().current_handle(t.device().index()));
+torch_core::StreamHandle current_stream(const at::Tensor& t) {
+  return backend().streams().current_handle(t.device().index());
 }
 
 // True when every tensor is a strided CUDA tensor on `first`'s device, of its dtype, and
@@ -122,13 +117,10 @@ void run_gemm(const at::Tensor& c, const at::Tensor& a, const at::Tensor& b, con
   g.ldc = std::max<int64_t>(1, g.n);
   g.alpha = alpha.toDouble();
   g.beta = beta.toDouble();
-  blas::set_matmul_precision(precision());
-  if (batched) {
-    blas::gemm_strided_batched(g, c.size(0), oa.matrix.stride(0), ob.matrix.stride(0), c.stride(0),
-                               current_stream(c));
-  } else {
-    blas::gemm(g, current_stream(c));
-  }
+  const blas::GemmPlan plan =
+      batched ? blas::plan_gemm(g, precision(), c.size(0), oa.matrix.stride(0), ob.matrix.stride(0), c.stride(0))
+              : blas::plan_gemm(g, precision());
+  blas::execute(plan, current_stream(c));
 }
 
 // The result of addmm/baddbmm: self broadcast to `shape` (read only when beta != 0, as
@@ -205,8 +197,11 @@ void run_gemv(const at::Tensor& y, const at::Tensor& mat, const at::Tensor& vec,
   g.incy = 1;
   g.alpha = alpha.toDouble();
   g.beta = beta.toDouble();
-  blas::set_matmul_precision(precision());
-  blas::gemv(g, current_stream(y));
+  if (blas::gemv_is_gemm(g)) {
+    blas::execute(blas::plan_gemv_as_gemm(g, precision()), current_stream(y));
+  } else {
+    blas::execute(blas::plan_gemv(g), current_stream(y));
+  }
 }
 
 at::Tensor mv(const at::Tensor& self, const at::Tensor& vec) {
@@ -236,7 +231,7 @@ at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor
 
 }  // namespace torch_cuda::native
 
-// Static registrations (the target is alwayslink), in the real variant only.
+// Static registrations (the target is alwayslink), in both variants.
 TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   namespace native = torch_cuda::native;
   m.impl("mm", TORCH_FN(native::mm));

@@ -1,0 +1,106 @@
+// The simulated variant's executor of gemm_plan.h's plans: the column-major calls cuBLAS
+// would make, run on the host on the stream's worker with cuBLAS's documented semantics:
+// op(A) / op(B) through the transposes and leading dimensions, batch strides (0
+// broadcasts), beta == 0 not reading C, alpha and beta in the scale type, accumulation in
+// the compute type (float for CUBLAS_COMPUTE_32F, with inputs rounded to TF32 when
+// allow_tf32 asks for CUBLAS_COMPUTE_32F_FAST_TF32; double for 64F).
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include "third_device/torch_cuda/csrc/aten/blas/gemm_plan.h"
+#include "third_device/torch_cuda/simulated/csrc/simulated_variant.h"
+
+namespace torch_cuda::blas {
+
+namespace {
+
+// TF32 keeps float's exponent and 10 of its 23 mantissa bits (round to nearest even).
+float round_to_tf32(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7f800000u) != 0x7f800000u) {  // finite
+    bits += 0x0fffu + ((bits >> 13) & 1u);
+    bits &= 0xffffe000u;
+  }
+  std::memcpy(&value, &bits, sizeof(bits));
+  return value;
+}
+
+template <typename T, typename Acc>
+Acc load(const void* base, std::int64_t index, bool tf32) {
+  const Acc value = static_cast<Acc>(static_cast<const T*>(base)[index]);
+  if constexpr (std::is_same_v<Acc, float>) return tf32 ? round_to_tf32(value) : value;
+  else return value;
+}
+
+// op(M)(row, col) of a column-major matrix with leading dimension ld.
+std::int64_t at(bool trans, std::int64_t row, std::int64_t col, int ld) {
+  return trans ? col + row * static_cast<std::int64_t>(ld) : row + col * static_cast<std::int64_t>(ld);
+}
+
+template <typename T, typename Acc>
+void gemm_typed(const GemmPlan& p) {
+  const bool tf32 = std::is_same_v<T, float> && p.precision.allow_tf32;
+  const Acc alpha = static_cast<Acc>(p.alpha), beta = static_cast<Acc>(p.beta);
+  for (int batch = 0; batch < p.batch; ++batch) {
+    const auto* a = static_cast<const T*>(p.a) + batch * p.stride_a;
+    const auto* b = static_cast<const T*>(p.b) + batch * p.stride_b;
+    auto* c = static_cast<T*>(p.c) + batch * p.stride_c;
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      for (std::int64_t i = 0; i < p.m; ++i) {
+        Acc sum = 0;
+        for (std::int64_t l = 0; l < p.k; ++l) {
+          sum += load<T, Acc>(a, at(p.trans_a, i, l, p.lda), tf32) * load<T, Acc>(b, at(p.trans_b, l, j, p.ldb), tf32);
+        }
+        T& out = c[i + j * static_cast<std::int64_t>(p.ldc)];
+        // beta == 0: C is not read (NaN or inf there does not propagate).
+        out = static_cast<T>(beta == Acc(0) ? alpha * sum : alpha * sum + beta * static_cast<Acc>(out));
+      }
+    }
+  }
+}
+
+template <typename T>
+void gemv_typed(const GemvPlan& p) {
+  const std::int64_t y_len = p.trans ? p.cols : p.rows;
+  const std::int64_t x_len = p.trans ? p.rows : p.cols;
+  const auto* a = static_cast<const T*>(p.a);
+  const auto* x = static_cast<const T*>(p.x);
+  auto* y = static_cast<T*>(p.y);
+  for (std::int64_t i = 0; i < y_len; ++i) {
+    T sum = 0;
+    for (std::int64_t l = 0; l < x_len; ++l) sum += a[at(p.trans, i, l, p.lda)] * x[l * p.incx];
+    T& out = y[i * p.incy];
+    out = p.beta == 0 ? static_cast<T>(p.alpha) * sum : static_cast<T>(p.alpha) * sum + static_cast<T>(p.beta) * out;
+  }
+}
+
+void run_gemm(const GemmPlan& p) {
+  switch (p.dtype) {
+    case DType::kFloat32: return gemm_typed<float, float>(p);
+    case DType::kFloat64: return gemm_typed<double, double>(p);
+    case DType::kFloat16: return gemm_typed<c10::Half, float>(p);
+    case DType::kBFloat16: return gemm_typed<c10::BFloat16, float>(p);
+  }
+}
+
+}  // namespace
+
+void execute(const GemmPlan& plan, torch_core::StreamHandle stream) {
+  if (plan.m == 0 || plan.n == 0 || plan.batch == 0) return;
+  simulated::launch(stream, [plan] { run_gemm(plan); });
+}
+
+void execute(const GemvPlan& plan, torch_core::StreamHandle stream) {
+  if ((plan.trans ? plan.cols : plan.rows) == 0) return;
+  simulated::launch(stream, [plan] {
+    if (plan.dtype == DType::kFloat64) gemv_typed<double>(plan);
+    else gemv_typed<float>(plan);
+  });
+}
+
+}  // namespace torch_cuda::blas
