@@ -210,7 +210,8 @@ class NativeOps(unittest.TestCase):
             ca[:, 1:6].mm(cb[1:6]).cpu(), a[:, 1:6].mm(b[1:6])  # leading dimension > cols
         )
         torch.testing.assert_close(
-            torch.addmm(cc, ca, cb, beta=0.5, alpha=2).cpu(), torch.addmm(c, a, b, beta=0.5, alpha=2)
+            torch.addmm(cc, ca, cb, beta=0.5, alpha=2).cpu(),
+            torch.addmm(c, a, b, beta=0.5, alpha=2),
         )
         # beta == 0 does not read self (NaN there does not propagate).
         nan = torch.full((5, 3), float("nan"), dtype=torch.float64)
