@@ -153,6 +153,20 @@ torch_core_engine_sources = [
     "csrc/aten/engine/stub_kernels.cpp",
 ]
 
+# Stock's CUDA kernels of operators that are not device-generic in ATen (softmax, gelu,
+# nll_loss, layer_norm, batch_norm), defined device-generically over operators the kernel
+# engine runs; registered with their CUDA metadata by the generated registrations.
+torch_core_composite_headers = [
+    "csrc/aten/composite/opmath.h",
+]
+
+torch_core_composite_sources = [
+    "csrc/aten/composite/activation.cpp",
+    "csrc/aten/composite/loss.cpp",
+    "csrc/aten/composite/normalization.cpp",
+    "csrc/aten/composite/softmax.cpp",
+]
+
 # The host engine: the kernel engine of simulated devices (host loops on stream workers).
 torch_core_host_engine_headers = [
     "csrc/aten/engine/host_engine.h",

@@ -77,15 +77,22 @@ def build_index(
     grouped: Sequence[NativeFunction | NativeFunctionsGroup],
     indices: dict[DispatchKey, BackendIndex],
     wanted: set[str],
+    cuda_kernels: set[str],
 ) -> tuple[BackendIndex, list[NativeFunction | NativeFunctionsGroup], set[str]]:
+    """The backend index of the wanted groups: device-generic ones with their CPU kernel,
+    `cuda_kernels` ones with their CUDA kernel (which the backend's library defines)."""
     cpu, cuda = indices[DispatchKey.CPU], indices[DispatchKey.CUDA]
     index: dict[OperatorName, BackendMetadata] = {}
     chosen: list[NativeFunction | NativeFunctionsGroup] = []
     found: set[str] = set()
     for g in grouped:
-        if _root_name(g) not in wanted:
+        root = _root_name(g)
+        if root not in wanted and root not in cuda_kernels:
             continue
-        generic = {f.func.name: _device_generic_metadata(f, cpu, cuda) for f in _functions(g)}
+        if root in cuda_kernels:
+            generic = {f.func.name: cuda.get_kernel(f) for f in _functions(g)}
+        else:
+            generic = {f.func.name: _device_generic_metadata(f, cpu, cuda) for f in _functions(g)}
         if isinstance(g, NativeFunctionsGroup) and g.structured:
             # A structured group is registered whole, from its out= kernel, or not at all.
             if generic.get(g.out.func.name) is None:
@@ -182,19 +189,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tags", type=Path, required=True)
     parser.add_argument("--dispatch-key", choices=["CUDA", "PrivateUse1"], required=True)
     parser.add_argument("--operators", type=Path, required=True, help="operator list, one a line")
+    parser.add_argument(
+        "--cuda-kernel-operators",
+        type=Path,
+        help="operators registered with their CUDA kernel, which the backend defines",
+    )
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args(argv)
 
     parsed = parse_native_yaml(str(args.native_functions), str(args.tags))
     grouped = get_grouped_native_functions(parsed.native_functions)
     wanted = read_operator_list(args.operators)
-    backend_index, chosen, found = build_index(grouped, parsed.backend_indices, wanted)
-    missing = sorted(wanted - found)
+    cuda_kernels = read_operator_list(args.cuda_kernel_operators) if args.cuda_kernel_operators else set()
+    backend_index, chosen, found = build_index(grouped, parsed.backend_indices, wanted, cuda_kernels)
+    missing = sorted((wanted | cuda_kernels) - found)
     if missing:
         # A listed name that is not a device-generic operator is a mistake in the list:
         # say which, rather than leave it on the fallback without a word.
         print(
-            f"gen_registrations: not device-generic operators (or unknown): {', '.join(missing)}",
+            f"gen_registrations: unknown operators, or not device-generic: {', '.join(missing)}",
             file=sys.stderr,
         )
         return 1

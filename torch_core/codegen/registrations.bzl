@@ -1,8 +1,10 @@
 """generated_registrations: a backend's registrations of stock ATen operators, generated.
 
 The operators are those of torch_core's stub_operators.txt, whose device-generic ATen
-implementation runs on the DispatchStubs that torch_core's kernel engine fills; the
-backend must register an engine for its device type (torch_core::engine).
+implementation runs on the DispatchStubs that torch_core's kernel engine fills, and of
+cuda_kernel_operators.txt, whose stock CUDA kernels torch_core defines over those
+(//torch_core:composite_kernels); the backend must register an engine for its device
+type (torch_core::engine).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_library")
@@ -19,17 +21,20 @@ def generated_registrations(name, dispatch_key, deps = [], visibility = None):
     native_functions = "@torch//:torchgen/packaged/ATen/native/native_functions.yaml"
     tags = "@torch//:torchgen/packaged/ATen/native/tags.yaml"
     operators = "//torch_core:csrc/aten/engine/stub_operators.txt"
+    cuda_kernel_operators = "//torch_core:csrc/aten/composite/cuda_kernel_operators.txt"
     native.genrule(
         name = name + "_cpp",
-        srcs = [native_functions, tags, operators],
+        srcs = [native_functions, tags, operators, cuda_kernel_operators],
         outs = [name + ".cpp"],
         cmd = ("$(execpath //torch_core/codegen:gen_registrations) " +
                "--native-functions $(execpath %s) --tags $(execpath %s) " +
-               "--dispatch-key %s --operators $(execpath %s) --output $@") % (
+               "--dispatch-key %s --operators $(execpath %s) " +
+               "--cuda-kernel-operators $(execpath %s) --output $@") % (
             native_functions,
             tags,
             dispatch_key,
             operators,
+            cuda_kernel_operators,
         ),
         tools = ["//torch_core/codegen:gen_registrations"],
     )
@@ -39,6 +44,9 @@ def generated_registrations(name, dispatch_key, deps = [], visibility = None):
         name = name,
         srcs = [name + ".cpp"],
         visibility = visibility,
-        deps = deps + ["@torch//:torch_cpu"],
+        deps = deps + [
+            "//torch_core:composite_kernels",
+            "@torch//:torch_cpu",
+        ],
         alwayslink = True,
     )

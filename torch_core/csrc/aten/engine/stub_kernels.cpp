@@ -23,8 +23,7 @@ using Op = ElementwiseOp;
 
 void run(at::TensorIteratorBase& iter, Op op, c10::ScalarType compute, const c10::Scalar& arg0 = 0,
          const c10::Scalar& arg1 = 0) {
-  if (iter.numel() == 0) return;
-  kernel_engine(iter.device_type()).elementwise(ElementwiseCall{op, compute, arg0, arg1}, describe(iter), iter.device());
+  run_elementwise(iter, ElementwiseCall{op, compute, arg0, arg1});
 }
 
 // The compute dtype follows stock's CUDA kernel of each stub: the common dtype where the
@@ -184,6 +183,11 @@ void set_slot(Stub& stub, c10::DeviceType device_type, Fn kernel) {
 }
 
 }  // namespace
+
+void run_elementwise(at::TensorIteratorBase& iter, const ElementwiseCall& call) {
+  if (iter.numel() == 0) return;
+  kernel_engine(iter.device_type()).elementwise(call, describe(iter), iter.device());
+}
 
 void fill_stubs(c10::DeviceType t) {
   namespace native = at::native;

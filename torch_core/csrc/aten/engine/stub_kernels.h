@@ -4,12 +4,20 @@
 // on these stubs alone, the list a backend's generated registrations are made from.
 #pragma once
 
+#include <ATen/TensorIterator.h>
 #include <c10/core/DeviceType.h>
+
+#include "torch_core/aten/engine/elementwise_call.h"
 
 namespace torch_core::engine {
 
 // Points each stub's slot for `device_type` (CUDA, PrivateUse1, HPU or MTIA) at these
 // kernels. Called by register_kernel_engine.
 void fill_stubs(c10::DeviceType device_type);
+
+// Runs `call` over `iter` on the engine of its device type: what each stub kernel does,
+// and what a kernel that is not behind a stub (composite/activation.cpp's gelu) calls.
+// (A library outside libtorch cannot call a DispatchStub: its dispatch is not exported.)
+void run_elementwise(at::TensorIteratorBase& iter, const ElementwiseCall& call);
 
 }  // namespace torch_core::engine
