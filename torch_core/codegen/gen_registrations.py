@@ -200,8 +200,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parsed = parse_native_yaml(str(args.native_functions), str(args.tags))
     grouped = get_grouped_native_functions(parsed.native_functions)
     wanted = read_operator_list(args.operators)
-    cuda_kernels = read_operator_list(args.cuda_kernel_operators) if args.cuda_kernel_operators else set()
-    backend_index, chosen, found = build_index(grouped, parsed.backend_indices, wanted, cuda_kernels)
+    cuda_kernels = set()
+    if args.cuda_kernel_operators:
+        cuda_kernels = read_operator_list(args.cuda_kernel_operators)
+    indices = parsed.backend_indices
+    backend_index, chosen, found = build_index(grouped, indices, wanted, cuda_kernels)
     missing = sorted((wanted | cuda_kernels) - found)
     if missing:
         # A listed name that is not a device-generic operator is a mistake in the list:
