@@ -133,6 +133,8 @@ torch_core_engine_functor_headers = [
     "csrc/aten/engine/elementwise_call.h",
     "csrc/aten/engine/elementwise_dispatch.h",
     "csrc/aten/engine/elementwise_functors.h",
+    "csrc/aten/engine/index_call.h",
+    "csrc/aten/engine/index_loop.h",
     "csrc/aten/engine/operand_loop.h",
     "csrc/aten/engine/reduce_call.h",
     "csrc/aten/engine/reduce_dispatch.h",
@@ -148,13 +150,15 @@ torch_core_engine_headers = [
 ]
 
 torch_core_engine_sources = [
+    "csrc/aten/engine/index_put_accumulate.cpp",
     "csrc/aten/engine/iterator_loop.cpp",
     "csrc/aten/engine/kernel_engine.cpp",
     "csrc/aten/engine/stub_kernels.cpp",
 ]
 
 # Stock's CUDA kernels of operators that are not device-generic in ATen (softmax, gelu,
-# nll_loss, layer_norm, batch_norm), defined device-generically over operators the kernel
+# nll_loss, layer_norm, batch_norm, index_select, embedding backward, masked_fill_, cat,
+# tril/triu, arange, the AMP scaler), defined device-generically over operators the kernel
 # engine runs; registered with their CUDA metadata by the generated registrations.
 torch_core_composite_headers = [
     "csrc/aten/composite/opmath.h",
@@ -162,8 +166,11 @@ torch_core_composite_headers = [
 
 torch_core_composite_sources = [
     "csrc/aten/composite/activation.cpp",
+    "csrc/aten/composite/amp.cpp",
+    "csrc/aten/composite/indexing.cpp",
     "csrc/aten/composite/loss.cpp",
     "csrc/aten/composite/normalization.cpp",
+    "csrc/aten/composite/shape.cpp",
     "csrc/aten/composite/softmax.cpp",
 ]
 
@@ -236,6 +243,7 @@ torch_cuda_engine_kernel_sources = [
     "engine/elementwise_pointwise.cu",
     "engine/elementwise_unary_math.cu",
     "engine/elementwise_unary_other.cu",
+    "engine/index.cu",
     "engine/reduce_arithmetic.cu",
     "engine/reduce_comparison.cu",
 ]

@@ -16,7 +16,8 @@ namespace torch_core::engine {
   X(Exp) X(Exp2) X(Expm1) X(Log) X(Log10) X(Log1p) X(Log2) X(Sqrt) X(Rsqrt) X(Sigmoid) X(Erf)     \
   X(Erfc) X(Reciprocal) X(Lgamma)
 #define TORCH_CORE_UNARY_OTHER_OPS(X) \
-  X(Ceil) X(Floor) X(Round) X(Trunc) X(Frac) X(Abs) X(Neg) X(Sign) X(LogicalNot) X(BitwiseNot)
+  X(Ceil) X(Floor) X(Round) X(Trunc) X(Frac) X(Abs) X(Neg) X(Sign) X(LogicalNot) X(BitwiseNot) \
+  X(IsNegInf) X(IsPosInf)
 #define TORCH_CORE_ACTIVATION_OPS(X)                                                          \
   X(Silu) X(SiluBackward) X(GeluNone) X(GeluTanh) X(GeluBackwardNone) X(GeluBackwardTanh) \
   X(Threshold) X(LeakyRelu) X(LeakyReluBackward) X(SigmoidBackward) X(TanhBackward)

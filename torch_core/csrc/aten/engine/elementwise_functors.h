@@ -151,6 +151,29 @@ struct BitwiseNot {
   }
 };
 
+// isneginf / isposinf: false for integers and bool.
+template <typename T>
+struct IsNegInf {
+  using M = opmath_t<T>;
+  static constexpr bool supported = kIsReal<T> || std::is_same_v<T, bool>;
+  static IsNegInf make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE bool operator()(M x) const {
+    if constexpr (std::numeric_limits<M>::has_infinity) return x == -std::numeric_limits<M>::infinity();
+    else return false;
+  }
+};
+
+template <typename T>
+struct IsPosInf {
+  using M = opmath_t<T>;
+  static constexpr bool supported = kIsReal<T> || std::is_same_v<T, bool>;
+  static IsPosInf make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE bool operator()(M x) const {
+    if constexpr (std::numeric_limits<M>::has_infinity) return x == std::numeric_limits<M>::infinity();
+    else return false;
+  }
+};
+
 // --- activations, their backwards (grad first), threshold ------------------------------
 template <typename T>
 struct SiluBackward {

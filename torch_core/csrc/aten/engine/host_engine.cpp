@@ -9,6 +9,7 @@
 #include <c10/core/ScalarType.h>
 
 #include "torch_core/aten/engine/elementwise_dispatch.h"
+#include "torch_core/aten/engine/index_loop.h"
 #include "torch_core/aten/engine/reduce_dispatch.h"
 #include "torch_core/aten/kernel_loop.h"
 #include "torch_core/device/backend.h"
@@ -89,6 +90,42 @@ void host_reduce(const F& f, const OperandLoop& d, int noutputs) {
   });
 }
 
+// dst += src for one element of `dtype` (index_put_ with accumulate=True).
+void accumulate(c10::ScalarType dtype, char* dst, const char* src) {
+  if (c10::isComplexType(dtype)) {
+    using C = c10::complex<double>;
+    c10::cast_and_store<C>(dtype, dst, c10::fetch_and_cast<C>(dtype, dst) + c10::fetch_and_cast<C>(dtype, src));
+  } else if (c10::isFloatingType(dtype)) {
+    c10::cast_and_store<double>(dtype, dst, c10::fetch_and_cast<double>(dtype, dst) + c10::fetch_and_cast<double>(dtype, src));
+  } else if (dtype == c10::kBool) {
+    c10::cast_and_store<bool>(dtype, dst, c10::fetch_and_cast<bool>(dtype, dst) || c10::fetch_and_cast<bool>(dtype, src));
+  } else {
+    c10::cast_and_store<int64_t>(dtype, dst, c10::fetch_and_cast<int64_t>(dtype, dst) + c10::fetch_and_cast<int64_t>(dtype, src));
+  }
+}
+
+void host_index(const IndexCall& call, const OperandLoop& d) {
+  const std::size_t itemsize = c10::elementSize(d.dtypes[0]);
+  loop::for_each(d.loop, [&](Pointers& p) {
+    int64_t offset = 0, bad = 0, bad_size = 0;
+    // Raised on the stream's worker: it surfaces at the next synchronisation, as a CUDA
+    // device-side assert does.
+    TORCH_CHECK_INDEX(index_offset(call, d.dtypes.data(), p, offset, bad, bad_size), "index ", bad,
+                      " is out of bounds for dimension with size ", bad_size);
+    switch (call.kind) {
+      case IndexKind::kGather:
+        std::memcpy(p[0], p[1] + offset, itemsize);
+        break;
+      case IndexKind::kPut:
+        std::memcpy(p[0] + offset, p[1], itemsize);
+        break;
+      case IndexKind::kAccumulate:
+        accumulate(d.dtypes[0], p[0] + offset, p[1]);
+        break;
+    }
+  });
+}
+
 struct HostExecutor {
   template <typename T>
   using acc_t = reduce_acc_t<T, /*kOnDevice=*/false>;
@@ -131,6 +168,11 @@ class HostKernelEngine final : public KernelEngine {
     HostExecutor executor{launch_, Backend::get(device_type_).streams().current_handle(device.index()),
                           name_.c_str()};
     dispatch_reduce(call, loop, executor);
+  }
+
+  void index(const IndexCall& call, const OperandLoop& loop, c10::Device device) override {
+    launch_(Backend::get(device_type_).streams().current_handle(device.index()),
+            [call, work = loop] { host_index(call, work); });
   }
 
  private:

@@ -10,6 +10,7 @@
 #include <c10/core/DeviceType.h>
 
 #include "torch_core/aten/engine/elementwise_call.h"
+#include "torch_core/aten/engine/index_call.h"
 #include "torch_core/aten/engine/operand_loop.h"
 #include "torch_core/aten/engine/reduce_call.h"
 
@@ -24,6 +25,9 @@ class KernelEngine {
   // The same for a reduction: `loop` is a reduce-mode iterator's (outputs first, with
   // stride 0 along the reduced dimensions, then the input); at least one input element.
   virtual void reduce(const ReduceCall& call, const OperandLoop& loop, c10::Device device) = 0;
+  // Advanced indexing (index_call.h). An index out of range raises stock's IndexError
+  // from the kernel: like a device-side assert, at the next synchronisation.
+  virtual void index(const IndexCall& call, const OperandLoop& loop, c10::Device device) = 0;
 };
 
 // Registers `engine` (which must live for the rest of the process) for `device_type` and

@@ -3,10 +3,11 @@
 // so one description feeds the host engine (simulated devices, on a stream's worker)
 // and the CUDA engine (torch_cuda, a GPU kernel's argument).
 //
-// Operand 0 is the output; at most kMaxOperands operands (where's out, cond, a, b). A
-// host scalar (a 0-dim CPU tensor that TensorIterator lets into a device op) is copied
-// into the description, because the kernel runs after the caller may have freed it:
-// bind_scalars() points its operand at that copy wherever the description now lives.
+// Operand 0 is the output; at most kMaxOperands operands (index: out, self and up to four
+// index tensors). A host scalar (a 0-dim CPU tensor that TensorIterator lets into a
+// device op) is copied into the description, because the kernel runs after the caller
+// may have freed it: bind_scalars() points its operand at that copy wherever the
+// description now lives.
 #pragma once
 
 #include <array>
@@ -19,7 +20,7 @@
 
 namespace torch_core::engine {
 
-constexpr int kMaxOperands = 4;
+constexpr int kMaxOperands = 6;
 
 struct OperandLoop {
   int ntensors = 0;

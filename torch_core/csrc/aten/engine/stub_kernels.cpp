@@ -3,6 +3,8 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/native/Activation.h>
 #include <ATen/native/BinaryOps.h>
+#include <ATen/native/IndexKernel.h>
+#include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/native/Lerp.h>
 #include <ATen/native/PointwiseOps.h>
 #include <ATen/native/Pow.h>
@@ -96,6 +98,10 @@ TORCH_CORE_COMMON(lerp_tensor, LerpTensor)
 #undef TORCH_CORE_COMMON
 #undef TORCH_CORE_OUTPUT
 
+// isneginf / isposinf test the input's values (the output is bool).
+void isneginf_kernel(at::TensorIteratorBase& iter) { run(iter, Op::kIsNegInf, iter.dtype(1)); }
+void isposinf_kernel(at::TensorIteratorBase& iter) { run(iter, Op::kIsPosInf, iter.dtype(1)); }
+
 // logical_not computes in its input's dtype and writes any output dtype.
 void logical_not_kernel(at::TensorIteratorBase& iter) { run(iter, Op::kLogicalNot, iter.dtype(1)); }
 
@@ -168,6 +174,13 @@ void std_var_kernel(at::TensorIterator& iter, double correction, bool take_sqrt)
   reduce(iter, ReduceOp::kStdVar, iter.input_dtype(), correction, take_sqrt);
 }
 
+void index_kernel(at::TensorIteratorBase& iter, at::IntArrayRef sizes, at::IntArrayRef strides) {
+  run_index(iter, IndexKind::kGather, sizes, strides);
+}
+void index_put_kernel(at::TensorIterator& iter, at::IntArrayRef sizes, at::IntArrayRef strides, bool accumulate) {
+  run_index(iter, accumulate ? IndexKind::kAccumulate : IndexKind::kPut, sizes, strides);
+}
+
 // One stub's slot for a device type. XPU's setter exists only in XPU builds of torch.
 template <typename Stub, typename Fn>
 void set_slot(Stub& stub, c10::DeviceType device_type, Fn kernel) {
@@ -184,6 +197,20 @@ void set_slot(Stub& stub, c10::DeviceType device_type, Fn kernel) {
 
 }  // namespace
 
+void run_index(at::TensorIteratorBase& iter, IndexKind kind, at::IntArrayRef sizes, at::IntArrayRef strides) {
+  TORCH_CHECK(sizes.size() <= static_cast<std::size_t>(kMaxIndices), "torch_core's index kernels take at most ",
+              kMaxIndices, " index tensors, got ", sizes.size());
+  if (iter.numel() == 0) return;
+  IndexCall call;
+  call.kind = kind;
+  call.nindices = static_cast<int>(sizes.size());
+  for (int k = 0; k < call.nindices; ++k) {
+    call.sizes[k] = sizes[k];
+    call.strides[k] = strides[k];
+  }
+  kernel_engine(iter.device_type()).index(call, describe(iter), iter.device());
+}
+
 void run_elementwise(at::TensorIteratorBase& iter, const ElementwiseCall& call) {
   if (iter.numel() == 0) return;
   kernel_engine(iter.device_type()).elementwise(call, describe(iter), iter.device());
@@ -199,7 +226,8 @@ void fill_stubs(c10::DeviceType t) {
   TORCH_CORE_FILL(rsqrt) TORCH_CORE_FILL(sigmoid) TORCH_CORE_FILL(erf) TORCH_CORE_FILL(erfc)
   TORCH_CORE_FILL(reciprocal) TORCH_CORE_FILL(lgamma) TORCH_CORE_FILL(ceil) TORCH_CORE_FILL(floor)
   TORCH_CORE_FILL(round) TORCH_CORE_FILL(trunc) TORCH_CORE_FILL(frac) TORCH_CORE_FILL(abs) TORCH_CORE_FILL(neg)
-  TORCH_CORE_FILL(sign) TORCH_CORE_FILL(bitwise_not) TORCH_CORE_FILL(logical_not) TORCH_CORE_FILL(silu)
+  TORCH_CORE_FILL(sign) TORCH_CORE_FILL(bitwise_not) TORCH_CORE_FILL(logical_not) TORCH_CORE_FILL(isneginf) TORCH_CORE_FILL(isposinf)
+  TORCH_CORE_FILL(silu)
   TORCH_CORE_FILL(silu_backward) TORCH_CORE_FILL(sigmoid_backward) TORCH_CORE_FILL(tanh_backward)
   TORCH_CORE_FILL(add) TORCH_CORE_FILL(mul) TORCH_CORE_FILL(div_true) TORCH_CORE_FILL(div_floor)
   TORCH_CORE_FILL(div_trunc) TORCH_CORE_FILL(remainder) TORCH_CORE_FILL(fmod) TORCH_CORE_FILL(maximum)
@@ -220,6 +248,9 @@ void fill_stubs(c10::DeviceType t) {
   set_slot(native::or_stub, t, &or_kernel);
   // Stubs whose stock names do not end in _stub.
   set_slot(native::where_kernel, t, &where_kernel);
+  set_slot(native::index_stub, t, &index_kernel);
+  set_slot(native::index_put_stub, t, &index_put_kernel);
+  set_slot(native::index_put_with_sort_stub, t, &index_put_with_sort_kernel);
   set_slot(native::lerp_kernel_scalar_weight, t, &lerp_scalar_kernel);
   set_slot(native::lerp_kernel_tensor_weight, t, &lerp_tensor_kernel);
 }

@@ -4,10 +4,14 @@
 // on these stubs alone, the list a backend's generated registrations are made from.
 #pragma once
 
+#include <optional>
+
 #include <ATen/TensorIterator.h>
+#include <ATen/core/List.h>
 #include <c10/core/DeviceType.h>
 
 #include "torch_core/aten/engine/elementwise_call.h"
+#include "torch_core/aten/engine/index_call.h"
 
 namespace torch_core::engine {
 
@@ -19,5 +23,12 @@ void fill_stubs(c10::DeviceType device_type);
 // and what a kernel that is not behind a stub (composite/activation.cpp's gelu) calls.
 // (A library outside libtorch cannot call a DispatchStub: its dispatch is not exported.)
 void run_elementwise(at::TensorIteratorBase& iter, const ElementwiseCall& call);
+
+// Runs an advanced-indexing kernel: `sizes` and byte `strides` of the indexed dimensions.
+void run_index(at::TensorIteratorBase& iter, IndexKind kind, at::IntArrayRef sizes, at::IntArrayRef strides);
+
+// index_put_with_sort_stub's kernel (index_put_accumulate.cpp).
+void index_put_with_sort_kernel(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices,
+                                const at::Tensor& value, bool accumulate, bool unsafe);
 
 }  // namespace torch_core::engine

@@ -43,6 +43,10 @@ class CudaKernelEngine final : public torch_core::engine::KernelEngine {
     }
     TORCH_INTERNAL_ASSERT(false, "unknown reduction ", static_cast<int>(call.op));
   }
+
+  void index(const torch_core::engine::IndexCall& call, const OperandLoop& loop, c10::Device device) override {
+    run_index(call, loop, backend().streams().current_handle(device.index()));
+  }
 };
 
 }  // namespace

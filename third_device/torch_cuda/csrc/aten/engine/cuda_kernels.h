@@ -5,6 +5,7 @@
 #pragma once
 
 #include "torch_core/aten/engine/elementwise_call.h"
+#include "torch_core/aten/engine/index_call.h"
 #include "torch_core/aten/engine/operand_loop.h"
 #include "torch_core/aten/engine/reduce_call.h"
 #include "torch_core/runtime/device_runtime.h"
@@ -22,6 +23,10 @@ TORCH_CORE_ELEMENTWISE_OPS(TORCH_CUDA_DECLARE)
                      torch_core::StreamHandle stream);
 TORCH_CORE_REDUCE_OPS(TORCH_CUDA_DECLARE_REDUCE)
 #undef TORCH_CUDA_DECLARE_REDUCE
+
+// Advanced indexing (index.cu).
+void run_index(const torch_core::engine::IndexCall& call, const torch_core::engine::OperandLoop& loop,
+               torch_core::StreamHandle stream);
 
 // Defines reduce_<name> for one reduction (in a .cu file, after cuda_reduce_executor.cuh).
 #define TORCH_CUDA_DEFINE_REDUCE(name)                                                          \
