@@ -141,6 +141,10 @@ torch_core_engine_functor_headers = [
     "csrc/aten/engine/reduce_functors.h",
 ]
 
+torch_core_engine_functor_sources = [
+    "csrc/aten/engine/op_names.cpp",
+]
+
 # torch_core's kernel engine, ATen side: the DispatchStub kernels that describe a
 # TensorIterator and call the engine registered for its device type.
 torch_core_engine_headers = [
@@ -216,24 +220,6 @@ torch_cuda_kernel_headers = [
     "kernels/elementwise_add.h",
 ]
 
-# The kernel functors shared by the host loops and the GPU loops (host+device, no CUDA).
-torch_cuda_loop_ops_headers = [
-    "loop_index.h",
-    "loop_ops.h",
-]
-
-# The kernel loop API over CUDA and the native elementwise/reduction kernels.
-torch_cuda_loop_kernel_sources = [
-    "binary_kernels.cu",
-    "fill_copy_kernels.cu",
-    "reduce_kernels.cu",
-]
-
-torch_cuda_loop_kernel_headers = [
-    "cuda_loop.cuh",
-    "loop_kernels.h",
-]
-
 # The CUDA engine: torch_core's elementwise functors as GPU kernels, one .cu per group of
 # operations (device code), and the engine that torch_core's stub kernels call (host).
 torch_cuda_engine_kernel_sources = [
@@ -252,6 +238,7 @@ torch_cuda_engine_kernel_headers = [
     "engine/cuda_executor.cuh",
     "engine/cuda_kernels.h",
     "engine/cuda_reduce_executor.cuh",
+    "loop_index.h",
 ]
 
 torch_cuda_engine_sources = [

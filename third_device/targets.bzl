@@ -30,8 +30,6 @@ TORCH_CUDA_TARGETS = [
     "//third_device/torch_cuda/csrc/aten:generated_registrations",
     "//third_device/torch_cuda/csrc/aten:gemm_plan",
     "//third_device/torch_cuda/csrc/aten:generated_registrations_cpp",
-    "//third_device/torch_cuda/csrc/aten:loop_kernels",
-    "//third_device/torch_cuda/csrc/aten:loop_ops",
     "//third_device/torch_cuda/simulated:_CUDAC",
     "//third_device/torch_cuda/simulated:_CUDAC.so",
     "//third_device/torch_cuda/simulated:simulated_pybinding",

@@ -1,5 +1,5 @@
 // Small helpers of the torch-free GPU tests: check counting, exception matching, device
-// buffers, and building kernel loops by hand.
+// buffers.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "torch_core/aten/kernel_loop.h"
 
 namespace gpu_test {
 
@@ -92,31 +91,5 @@ class DeviceBuffer {
   void* data_ = nullptr;
   std::size_t size_;
 };
-
-// An operand of a hand-built loop: its base pointer and its strides in elements.
-struct Operand {
-  char* data;
-  std::vector<std::int64_t> strides;
-  std::int64_t itemsize;
-};
-
-template <int N>
-torch_core::loop::StridedLoop<N> make_loop(const std::vector<std::int64_t>& sizes, const std::vector<Operand>& ops) {
-  torch_core::loop::StridedLoop<N> loop;
-  loop.ndim = static_cast<int>(sizes.size());
-  for (int d = 0; d < loop.ndim; ++d) loop.sizes[d] = sizes[d];
-  for (int op = 0; op < N; ++op) {
-    loop.data[op] = ops[op].data;
-    for (int d = 0; d < loop.ndim; ++d) loop.strides[op][d] = ops[op].strides[d] * ops[op].itemsize;
-  }
-  return loop;
-}
-
-// Rebases a loop built over host buffers onto device buffers (same layout).
-template <int N>
-torch_core::loop::StridedLoop<N> rebased(torch_core::loop::StridedLoop<N> loop, const std::vector<char*>& data) {
-  for (int op = 0; op < N; ++op) loop.data[op] = data[op];
-  return loop;
-}
 
 }  // namespace gpu_test

@@ -1,9 +1,9 @@
-"""The kernel-loop kernels are in the binary for every configured architecture.
+"""The CUDA engine's kernels are in the binary for every configured architecture.
 
-cuobjdump (the hermetic one from @cuda) reads the fatbinary of //tests/gpu:cuda_loop_test,
-which links //third_device/torch_cuda/csrc/aten:loop_kernels: SASS for each
-//toolchains/cuda:archs entry, PTX for the newest, and every kernel template of
-cuda_loop.cuh instantiated in it.
+cuobjdump (the hermetic one from @cuda) reads the fatbinary of //tests/gpu:cuda_engine_test,
+which links //third_device/torch_cuda/csrc/aten:engine_kernels: SASS for each
+//toolchains/cuda:archs entry, PTX for the newest, and the engine's kernel templates
+instantiated for its functors.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def cuobjdump(*flags: str) -> str:
     ).stdout
 
 
-class LoopKernelsFatbinary(unittest.TestCase):
+class EngineKernelsFatbinary(unittest.TestCase):
     def test_sass_for_every_arch_and_ptx_for_the_newest(self) -> None:
         listing = cuobjdump("--list-elf")
         for arch in CONFIGURED_ARCHS:
@@ -48,16 +48,12 @@ class LoopKernelsFatbinary(unittest.TestCase):
                 sections.setdefault(arch, []).append(line.strip())
         for arch in CONFIGURED_ARCHS:
             functions = "\n".join(sections.get(arch, []))
-            loops = ("contiguous_kernel", "strided_kernel", "reduce_kernel")
-            loops += ("reduce_partials_kernel",)
-            for kernel in loops:
+            for kernel in ("elementwise_kernel", "reduce_kernel", "index_kernel"):
                 self.assertIn(kernel, functions, f"no {kernel} for {arch}:\n{usage[:4000]}")
-            # The ops: functors name the instantiations (mangled: 3Add, 3Sub, 3Mul, 3Div, 4Fill,
-            # 8Identity, 5SumOp, 5MaxOp).
-            functors = ("3Add", "3Sub", "3Mul", "3Div", "4Fill", "8Identity", "5SumOp", "5MaxOp")
-            for functor in functors:
+            # The functors of the test's calls name the instantiations (mangled: 3Add, ...);
+            # the linker keeps only the groups the test calls.
+            for functor in ("3Add", "2Gt", "9SumReduce", "16ArgExtremeReduce", "12StdVarReduce"):
                 self.assertIn(functor, functions, f"no {functor} kernel for {arch}")
-
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])
