@@ -1,39 +1,33 @@
-"""Per-op overhead of the sim device against stock CPU torch, measured in the same run.
+"""Per-op host overhead of a simulated device against stock CPU torch, in the same run.
 
-For a native op of torch_sim (add) and ops that reach torch_core's CPU fallback (sin, exp),
-on small tensors where the per-call cost is the overhead rather than the arithmetic:
+For native ops of the op layer (add, sin, sum: stock ATen's operators on torch_core's
+kernel engine) and one that still reaches the CPU fallback (digamma), on small tensors
+where the per-call cost is the overhead rather than the arithmetic:
   CPU µs        the op on CPU tensors (stock torch)
-  sim µs        the op on sim tensors, calls queued back to back and the stream
+  dev µs        the op on the device, calls queued back to back and the stream
                 synchronised once per batch: the cost a loop of eager ops pays per op
-  sim+sync µs   the op followed by torch.sim.synchronize() every call: one round trip
-  ratio         sim µs / CPU µs
+  dev+sync µs   the op followed by a synchronize() every call: one round trip
+  ratio         dev µs / CPU µs
 Each figure is the median over --runs batches (after a warm-up batch) of the batch time
 divided by the calls in it (timeit-style; the batch size is picked so a batch takes about
 --batch-ms on the CPU side).
 
-Usage: bazel run //benchmarks/runtime:op_overhead [-- --runs 7 --batch-ms 50]
-   or: python3 benchmarks/runtime/op_overhead.py (torch and torch_sim importable)
+--device sim (torch_sim, PrivateUse1) or cuda (the simulated variant of torch_cuda on the
+CUDA key, activated explicitly: torch_cuda is imported before torch).
+
+Usage: bazel run //benchmarks/runtime:op_overhead -- --device cuda [--runs 7 --batch-ms 50]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import statistics
 import time
 from collections.abc import Callable
 
-import torch
-
-import torch_sim  # noqa: F401  (installs torch.sim)
-
-DEVICE = "sim"
-OPS: list[tuple[str, str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]] = [
-    ("add", "native", lambda a, b: torch.add(a, b)),
-    ("sin", "fallback", lambda a, b: torch.sin(a)),
-    ("exp", "fallback", lambda a, b: torch.exp(a)),
-]
-SHAPES = [(1, 1), (64, 64)]
+PACKAGES = {"sim": "torch_sim", "cuda": "torch_cuda"}
 
 
 def per_call_us(fn: Callable[[], object], sync: Callable[[], None], calls: int, runs: int) -> float:
@@ -64,50 +58,62 @@ def calls_for(fn: Callable[[], object], batch_ms: float) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", choices=sorted(PACKAGES), default="cuda")
     parser.add_argument("--runs", type=int, default=7, help="timed batches per figure")
     parser.add_argument("--batch-ms", type=float, default=50.0, help="CPU time per batch")
-    # One intra-op thread by default: the sim's stream worker is a thread too, and on a
+    # One intra-op thread by default: the device's stream worker is a thread too, and on a
     # small machine torch's pool competing with it makes the figures swing wildly.
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
+    backend = importlib.import_module(PACKAGES[args.device])  # before torch, for torch_cuda
+    import torch
 
-    sim = getattr(torch, DEVICE)
-    sim.set_fallback_policy("allow")
-    no_sync = lambda: None  # noqa: E731
+    torch.set_num_threads(args.threads)
+    device = getattr(torch, args.device)
+    backend.set_fallback_policy("allow")
+    ops: list[tuple[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]] = [
+        ("add", lambda a, b: torch.add(a, b)),
+        ("sin", lambda a, b: torch.sin(a)),
+        ("sum", lambda a, b: a.sum()),
+        ("digamma", lambda a, b: torch.digamma(a)),
+    ]
 
     def sync_each(f: Callable[[], object]) -> Callable[[], None]:
         def call() -> None:
             f()
-            sim.synchronize()
+            device.synchronize()
 
         return call
 
     rows = []
-    for name, path, op in OPS:
-        for shape in SHAPES:
-            a, b = torch.randn(shape), torch.randn(shape)
-            da, db = a.to(DEVICE), b.to(DEVICE)
+    for name, op in ops:
+        for shape in [(1, 1), (64, 64)]:
+            a, b = torch.rand(shape) + 0.5, torch.randn(shape)
+            da, db = a.to(args.device), b.to(args.device)
             cpu_fn = functools.partial(op, a, b)
-            sim_fn = functools.partial(op, da, db)
+            dev_fn = functools.partial(op, da, db)
+            backend.reset_fallback_counts()
+            torch.testing.assert_close(dev_fn().cpu(), cpu_fn())
+            path = "fallback" if backend.fallback_counts() else "native"
             calls = calls_for(cpu_fn, args.batch_ms)
-            # The sim figures use fewer calls when the op is much slower there, so a batch
-            # stays short; the per-call median is comparable all the same.
-            sim_calls = max(10, min(calls, calls_for(sim_fn, args.batch_ms)))
-            cpu = per_call_us(cpu_fn, no_sync, calls, args.runs)
-            on_sim = per_call_us(sim_fn, sim.synchronize, sim_calls, args.runs)
-            synced = per_call_us(sync_each(sim_fn), no_sync, sim_calls, args.runs)
-            torch.testing.assert_close(sim_fn().cpu(), cpu_fn())
-            rows.append((name, path, "x".join(map(str, shape)), cpu, on_sim, synced))
+            # Fewer calls on the device when the op is much slower there, so a batch stays
+            # short; the per-call median is comparable all the same.
+            dev_calls = max(10, min(calls, calls_for(dev_fn, args.batch_ms)))
+            cpu = per_call_us(cpu_fn, lambda: None, calls, args.runs)
+            on_dev = per_call_us(dev_fn, device.synchronize, dev_calls, args.runs)
+            synced = per_call_us(sync_each(dev_fn), lambda: None, dev_calls, args.runs)
+            rows.append((name, path, "x".join(map(str, shape)), cpu, on_dev, synced))
 
-    print("| op | path on sim | shape | CPU µs | sim µs | sim+sync µs | ratio (sim/CPU) |")
+    print(f"| op | path on {args.device} | shape | CPU µs | dev µs | dev+sync µs "
+          "| ratio (dev/CPU) |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
-    for name, path, shape, cpu, on_sim, synced in rows:
-        print(f"| {name} | {path} | {shape} | {cpu:.2f} | {on_sim:.2f} | {synced:.2f} "
-              f"| {on_sim / cpu:.1f}x |")
+    for name, path, shape, cpu, on_dev, synced in rows:
+        print(f"| {name} | {path} | {shape} | {cpu:.2f} | {on_dev:.2f} | {synced:.2f} "
+              f"| {on_dev / cpu:.1f}x |")
     print(f"\nmedian of {args.runs} batches per figure after a warm-up batch; float32; "
           f"torch {torch.__version__}, {torch.get_num_threads()} intra-op threads; "
-          "sim = torch_sim's simulated device (host memory, a worker thread per stream)")
+          f"{args.device}: {PACKAGES[args.device]}'s simulated device (host memory, a worker "
+          "thread per stream)")
 
 
 if __name__ == "__main__":
