@@ -326,27 +326,6 @@ void device_checks(cudaStream_t stream) {
 }  // namespace
 
 int main() {
-  host_checks();
-  std::string reason;
-  const int count = gpu_test::device_count(reason);
-  try {
-    if (count == 0) {
-      std::printf("skipped: no CUDA device (%s): cuBLAS not run; argument checks, precision mapping and "
-                  "no-device behaviour checked\n",
-                  reason.c_str());
-      no_device_checks();
-    } else {
-      for (int device = 0; device < count; ++device) {
-        gpu_test::cuda_ok(cudaSetDevice(device), "cudaSetDevice");
-        cudaStream_t stream = nullptr;
-        gpu_test::cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-        device_checks(stream);
-        gpu_test::cuda_ok(cudaStreamSynchronize(stream), "sync");
-        std::printf("device %d: cuBLAS checks run\n", device);
-      }
-    }
-  } catch (const std::exception& error) {
-    check(false, std::string("unexpected exception: ") + error.what());
-  }
-  return gpu_test::finish();
+  return gpu_test::run("cuBLAS", "cuBLAS not run; argument checks, precision mapping and no-device behaviour checked",
+                       host_checks, no_device_checks, device_checks);
 }

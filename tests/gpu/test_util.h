@@ -92,4 +92,34 @@ class DeviceBuffer {
   std::size_t size_;
 };
 
+// A GPU test's main: host checks always; with no device, prints why and what was checked
+// instead (`skipped_what`) and runs the no-device checks; otherwise the device checks on a
+// fresh non-blocking stream of every device. Exits with finish()'s status.
+template <typename Host, typename NoDevice, typename Device>
+int run(const char* name, const char* skipped_what, Host host_checks, NoDevice no_device_checks,
+        Device device_checks) {
+  host_checks();
+  std::string reason;
+  const int count = device_count(reason);
+  try {
+    if (count == 0) {
+      std::printf("skipped: no CUDA device (%s): %s\n", reason.c_str(), skipped_what);
+      no_device_checks();
+    } else {
+      for (int device = 0; device < count; ++device) {
+        cuda_ok(cudaSetDevice(device), "cudaSetDevice");
+        cudaStream_t stream = nullptr;
+        cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        device_checks(stream);
+        cuda_ok(cudaStreamSynchronize(stream), "sync");
+        cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
+        std::printf("device %d: %s checks run\n", device, name);
+      }
+    }
+  } catch (const std::exception& error) {
+    check(false, std::string("unexpected exception: ") + error.what());
+  }
+  return finish();
+}
+
 }  // namespace gpu_test

@@ -54,25 +54,34 @@ void run_typed(const ElementwiseCall& call, const OperandLoop& loop, Executor& e
   }
 }
 
+// Calls visit(T{}) with the C++ type of `dtype`, for the dtypes an engine computes in;
+// false (nothing called) for any other. The one dtype switch of the engines.
+template <typename Visit>
+bool visit_dtype(c10::ScalarType dtype, Visit&& visit) {
+  switch (dtype) {
+    case c10::kBool: visit(bool{}); return true;
+    case c10::kByte: visit(uint8_t{}); return true;
+    case c10::kChar: visit(int8_t{}); return true;
+    case c10::kShort: visit(int16_t{}); return true;
+    case c10::kInt: visit(int32_t{}); return true;
+    case c10::kLong: visit(int64_t{}); return true;
+    case c10::kHalf: visit(c10::Half{}); return true;
+    case c10::kBFloat16: visit(c10::BFloat16{}); return true;
+    case c10::kFloat: visit(float{}); return true;
+    case c10::kDouble: visit(double{}); return true;
+    case c10::kComplexFloat: visit(c10::complex<float>{}); return true;
+    case c10::kComplexDouble: visit(c10::complex<double>{}); return true;
+    default: return false;
+  }
+}
+
 template <template <typename> class F, typename Executor>
 void run_dtype(const ElementwiseCall& call, const OperandLoop& loop, Executor& executor) {
-  switch (call.compute) {
-    case c10::kBool: return run_typed<F, bool>(call, loop, executor);
-    case c10::kByte: return run_typed<F, uint8_t>(call, loop, executor);
-    case c10::kChar: return run_typed<F, int8_t>(call, loop, executor);
-    case c10::kShort: return run_typed<F, int16_t>(call, loop, executor);
-    case c10::kInt: return run_typed<F, int32_t>(call, loop, executor);
-    case c10::kLong: return run_typed<F, int64_t>(call, loop, executor);
-    case c10::kHalf: return run_typed<F, c10::Half>(call, loop, executor);
-    case c10::kBFloat16: return run_typed<F, c10::BFloat16>(call, loop, executor);
-    case c10::kFloat: return run_typed<F, float>(call, loop, executor);
-    case c10::kDouble: return run_typed<F, double>(call, loop, executor);
-    case c10::kComplexFloat: return run_typed<F, c10::complex<float>>(call, loop, executor);
-    case c10::kComplexDouble: return run_typed<F, c10::complex<double>>(call, loop, executor);
-    default:
-      TORCH_CHECK_NOT_IMPLEMENTED(false, '"', name_of(call.op), '_', executor.device_name(),
-                                  "\" not implemented for '", c10::toString(call.compute), "'");
-  }
+  const bool known = visit_dtype(call.compute, [&](auto value) {
+    run_typed<F, decltype(value)>(call, loop, executor);
+  });
+  TORCH_CHECK_NOT_IMPLEMENTED(known, '"', name_of(call.op), '_', executor.device_name(),
+                              "\" not implemented for '", c10::toString(call.compute), "'");
 }
 
 }  // namespace detail

@@ -45,23 +45,11 @@ void run_reduce_typed(const ReduceCall& call, const OperandLoop& loop, Executor&
 
 template <template <typename, typename> class F, typename Executor>
 void run_reduce_op(const ReduceCall& call, const OperandLoop& loop, Executor& executor) {
-  switch (call.compute) {
-    case c10::kBool: return detail::run_reduce_typed<F, bool>(call, loop, executor);
-    case c10::kByte: return detail::run_reduce_typed<F, uint8_t>(call, loop, executor);
-    case c10::kChar: return detail::run_reduce_typed<F, int8_t>(call, loop, executor);
-    case c10::kShort: return detail::run_reduce_typed<F, int16_t>(call, loop, executor);
-    case c10::kInt: return detail::run_reduce_typed<F, int32_t>(call, loop, executor);
-    case c10::kLong: return detail::run_reduce_typed<F, int64_t>(call, loop, executor);
-    case c10::kHalf: return detail::run_reduce_typed<F, c10::Half>(call, loop, executor);
-    case c10::kBFloat16: return detail::run_reduce_typed<F, c10::BFloat16>(call, loop, executor);
-    case c10::kFloat: return detail::run_reduce_typed<F, float>(call, loop, executor);
-    case c10::kDouble: return detail::run_reduce_typed<F, double>(call, loop, executor);
-    case c10::kComplexFloat: return detail::run_reduce_typed<F, c10::complex<float>>(call, loop, executor);
-    case c10::kComplexDouble: return detail::run_reduce_typed<F, c10::complex<double>>(call, loop, executor);
-    default:
-      TORCH_CHECK_NOT_IMPLEMENTED(false, '"', name_of(call.op), '_', executor.device_name(),
-                                  "\" not implemented for '", c10::toString(call.compute), "'");
-  }
+  const bool known = detail::visit_dtype(call.compute, [&](auto value) {
+    detail::run_reduce_typed<F, decltype(value)>(call, loop, executor);
+  });
+  TORCH_CHECK_NOT_IMPLEMENTED(known, '"', name_of(call.op), '_', executor.device_name(),
+                              "\" not implemented for '", c10::toString(call.compute), "'");
 }
 
 // Runs call.op: the whole table, for an engine that compiles every reduction in one place.
