@@ -45,7 +45,8 @@ def main() -> None:
     torch_cuda.reset_fallback_counts()
     cuda = step_ms("cuda", args.runs)
     fallbacks = sum(torch_cuda.fallback_counts().values()) / (args.runs + 1)
-    print("| model (build + one step) | CPU ms | CUDA key (simulated) ms | ratio | fallback calls |")
+    print("| model (build + one step) | CPU ms | CUDA key (simulated) ms | ratio "
+          "| fallback calls |")
     print("| --- | ---: | ---: | ---: | ---: |")
     print(f"| GPT-2-shaped decoder, bf16 autocast, AdamW | {cpu:.1f} | {cuda:.1f} "
           f"| {cuda / cpu:.1f}x | {fallbacks:.0f} |")
