@@ -161,9 +161,10 @@ torch_core_engine_sources = [
 ]
 
 # Stock's CUDA kernels of operators that are not device-generic in ATen (softmax, gelu,
-# nll_loss, layer_norm, batch_norm, index_select, embedding backward, masked_fill_, cat,
-# tril/triu, arange, the AMP scaler), defined device-generically over operators the kernel
-# engine runs; registered with their CUDA metadata by the generated registrations.
+# nll_loss, layer_norm, batch_norm, max_pool2d, index_select, embedding backward,
+# masked_fill_, cat, tril/triu, arange, the AMP scaler), defined device-generically over
+# operators the kernel engine runs; registered with their CUDA metadata by the generated
+# registrations.
 torch_core_composite_headers = [
     "csrc/aten/composite/opmath.h",
 ]
@@ -174,6 +175,7 @@ torch_core_composite_sources = [
     "csrc/aten/composite/indexing.cpp",
     "csrc/aten/composite/loss.cpp",
     "csrc/aten/composite/normalization.cpp",
+    "csrc/aten/composite/pooling.cpp",
     "csrc/aten/composite/shape.cpp",
     "csrc/aten/composite/softmax.cpp",
 ]

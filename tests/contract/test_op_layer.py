@@ -277,6 +277,28 @@ class OpLayer(unittest.TestCase):
         self.check(lambda t: t.sum(0), torch.empty(0, 3))
         self.check(lambda t: t.mean(0), torch.empty(0, 3))
 
+    def test_max_pool2d_forward_indices_and_backward(self) -> None:
+        f = torch.nn.functional
+        cases = [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                 {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+                 {"kernel_size": (2, 3), "stride": (1, 2), "dilation": (2, 1)}]
+        shapes = (((2, 3, 9, 11), False), ((2, 3, 9, 11), True), ((3, 8, 7), False))
+        for shape, channels_last in shapes:
+            for kw in cases:
+                with self.subTest(shape=shape, channels_last=channels_last, **kw):
+                    x = torch.randn(shape)
+                    if channels_last:
+                        x = x.to(memory_format=torch.channels_last)
+                    xc, xd = x.clone().requires_grad_(), x.to(DEVICE).requires_grad_()
+                    yc, ic = f.max_pool2d(xc, return_indices=True, **kw)
+                    yd, idx = f.max_pool2d(xd, return_indices=True, **kw)
+                    grad = torch.randn_like(yc)
+                    yc.backward(grad)
+                    yd.backward(grad.to(DEVICE))
+                    torch.testing.assert_close(yd.detach().cpu(), yc.detach())
+                    torch.testing.assert_close(idx.cpu(), ic)
+                    torch.testing.assert_close(xd.grad.cpu(), xc.grad)
+
     def test_runs_in_stream_order(self) -> None:
         # The kernel must see the host-to-device copy queued before it (the op-layer probe
         # returned zeros when a stub kernel ran on the caller's thread).

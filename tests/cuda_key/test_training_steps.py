@@ -2,7 +2,7 @@
 (simulated torch_cuda) match a CPU run with the same seed, with TORCH_CUDA_FALLBACK=error
 (set in BUILD), so any operator without a native kernel fails the test. Convolution has no
 native path yet (cuDNN is a separate issue): the CNN's test allows exactly the convolution
-and pooling operators through the fallback, and prints them."""
+operators through the fallback, and prints them."""
 
 from __future__ import annotations
 
@@ -13,14 +13,8 @@ import training_models as models
 
 import torch_cuda
 
-# What the CNN may still send through the fallback (convolution waits for cuDNN; max
-# pooling for the pooling kernels).
-CNN_ALLOWED = (
-    "aten::convolution",
-    "aten::convolution_backward",
-    "aten::max_pool2d_with_indices",
-    "aten::max_pool2d_with_indices_backward",
-)
+# What the CNN may still send through the fallback: convolution, which waits for cuDNN.
+CNN_ALLOWED = ("aten::convolution", "aten::convolution_backward")
 
 
 class TrainingSteps(unittest.TestCase):
