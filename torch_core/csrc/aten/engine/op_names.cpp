@@ -22,30 +22,31 @@ std::string snake_case(const char* camel) {
   return result;
 }
 
+// The snake_case name of `op` from its enum's CamelCase list, converted once per list.
+template <typename Op, std::size_t N>
+const char* snake_name(const std::array<const char*, N>& camel, Op op) {
+  static const std::array<std::string, N> names = [&] {
+    std::array<std::string, N> result;
+    for (std::size_t i = 0; i < N; ++i) result[i] = snake_case(camel[i]);
+    return result;
+  }();
+  return names[static_cast<std::size_t>(op)].c_str();
+}
+
+#define TORCH_CORE_STRING(name) #name,
+
 }  // namespace
 
 const char* name_of(ElementwiseOp op) {
-  static const auto names = [] {
-    std::array<std::string, static_cast<std::size_t>(ElementwiseOp::kCount)> result;
-    std::size_t i = 0;
-#define TORCH_CORE_NAME(name) result[i++] = snake_case(#name);
-    TORCH_CORE_ELEMENTWISE_OPS(TORCH_CORE_NAME)
-#undef TORCH_CORE_NAME
-    return result;
-  }();
-  return names[static_cast<std::size_t>(op)].c_str();
+  static constexpr std::array kCamel = {TORCH_CORE_ELEMENTWISE_OPS(TORCH_CORE_STRING)};
+  return snake_name(kCamel, op);
 }
 
 const char* name_of(ReduceOp op) {
-  static const auto names = [] {
-    std::array<std::string, static_cast<std::size_t>(ReduceOp::kCount)> result;
-    std::size_t i = 0;
-#define TORCH_CORE_NAME(name) result[i++] = snake_case(#name);
-    TORCH_CORE_REDUCE_OPS(TORCH_CORE_NAME)
-#undef TORCH_CORE_NAME
-    return result;
-  }();
-  return names[static_cast<std::size_t>(op)].c_str();
+  static constexpr std::array kCamel = {TORCH_CORE_REDUCE_OPS(TORCH_CORE_STRING)};
+  return snake_name(kCamel, op);
 }
+
+#undef TORCH_CORE_STRING
 
 }  // namespace torch_core::engine
