@@ -130,15 +130,20 @@ torch_core_aten_sources = [
 # calls, their functors and the dispatch to a typed loop. Header-only and free of ATen,
 # so a CUDA engine's .cu files include the same functors (TORCH_CORE_HOST_DEVICE).
 torch_core_engine_functor_headers = [
+    "csrc/aten/engine/activation_functors.h",
+    "csrc/aten/engine/binary_functors.h",
     "csrc/aten/engine/elementwise_call.h",
     "csrc/aten/engine/elementwise_dispatch.h",
     "csrc/aten/engine/elementwise_functors.h",
+    "csrc/aten/engine/functor_types.h",
     "csrc/aten/engine/index_call.h",
     "csrc/aten/engine/index_loop.h",
     "csrc/aten/engine/operand_loop.h",
+    "csrc/aten/engine/pointwise_functors.h",
     "csrc/aten/engine/reduce_call.h",
     "csrc/aten/engine/reduce_dispatch.h",
     "csrc/aten/engine/reduce_functors.h",
+    "csrc/aten/engine/unary_functors.h",
 ]
 
 torch_core_engine_functor_sources = [

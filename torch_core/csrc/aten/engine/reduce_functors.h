@@ -19,7 +19,7 @@
 
 #include <c10/util/complex.h>
 
-#include "torch_core/aten/engine/elementwise_functors.h"
+#include "torch_core/aten/engine/functor_types.h"
 #include "torch_core/aten/engine/reduce_call.h"
 #include "torch_core/aten/host_device.h"
 

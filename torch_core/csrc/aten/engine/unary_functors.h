@@ -1,0 +1,119 @@
+// Unary functors (elementwise_functors.h): floating/complex math, and the all-types
+// ones (abs, neg, sign, logical/bitwise not, isneginf/isposinf).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "torch_core/aten/engine/functor_types.h"
+
+namespace torch_core::engine {
+
+// --- unary, floating and complex -----------------------------------------------------
+TORCH_CORE_UNARY_FUNCTOR(Sin, true, std::sin(x))
+TORCH_CORE_UNARY_FUNCTOR(Cos, true, std::cos(x))
+TORCH_CORE_UNARY_FUNCTOR(Tan, true, std::tan(x))
+TORCH_CORE_UNARY_FUNCTOR(Asin, true, std::asin(x))
+TORCH_CORE_UNARY_FUNCTOR(Acos, true, std::acos(x))
+TORCH_CORE_UNARY_FUNCTOR(Atan, true, std::atan(x))
+TORCH_CORE_UNARY_FUNCTOR(Sinh, true, std::sinh(x))
+TORCH_CORE_UNARY_FUNCTOR(Cosh, true, std::cosh(x))
+TORCH_CORE_UNARY_FUNCTOR(Tanh, true, std::tanh(x))
+TORCH_CORE_UNARY_FUNCTOR(Asinh, true, std::asinh(x))
+TORCH_CORE_UNARY_FUNCTOR(Acosh, true, std::acosh(x))
+TORCH_CORE_UNARY_FUNCTOR(Atanh, true, std::atanh(x))
+TORCH_CORE_UNARY_FUNCTOR(Exp, true, std::exp(x))
+TORCH_CORE_UNARY_FUNCTOR(Exp2, false, std::exp2(x))
+TORCH_CORE_UNARY_FUNCTOR(Expm1, false, std::expm1(x))
+TORCH_CORE_UNARY_FUNCTOR(Log, true, std::log(x))
+TORCH_CORE_UNARY_FUNCTOR(Log10, true, std::log10(x))
+TORCH_CORE_UNARY_FUNCTOR(Log1p, false, std::log1p(x))
+TORCH_CORE_UNARY_FUNCTOR(Log2, false, std::log2(x))
+TORCH_CORE_UNARY_FUNCTOR(Sqrt, true, std::sqrt(x))
+TORCH_CORE_UNARY_FUNCTOR(Rsqrt, true, M(1) / std::sqrt(x))
+TORCH_CORE_UNARY_FUNCTOR(Sigmoid, true, M(1) / (M(1) + std::exp(-x)))
+TORCH_CORE_UNARY_FUNCTOR(Erf, false, std::erf(x))
+TORCH_CORE_UNARY_FUNCTOR(Erfc, false, std::erfc(x))
+TORCH_CORE_UNARY_FUNCTOR(Reciprocal, true, M(1) / x)
+TORCH_CORE_UNARY_FUNCTOR(Ceil, false, std::ceil(x))
+TORCH_CORE_UNARY_FUNCTOR(Floor, false, std::floor(x))
+TORCH_CORE_UNARY_FUNCTOR(Round, false, std::nearbyint(x))
+TORCH_CORE_UNARY_FUNCTOR(Trunc, false, std::trunc(x))
+TORCH_CORE_UNARY_FUNCTOR(Frac, false, x - std::trunc(x))
+TORCH_CORE_UNARY_FUNCTOR(Lgamma, false, std::lgamma(x))
+
+// --- unary, all types ----------------------------------------------------------------
+template <typename T>
+struct Abs {
+  using M = opmath_t<T>;
+  static constexpr bool supported = true;
+  static Abs make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE M operator()(M x) const {
+    if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) return x;
+    else if constexpr (kIsComplex<T>) return M(std::abs(x));
+    else return x < M(0) ? M(-x) : x;
+  }
+};
+
+template <typename T>
+struct Neg {
+  using M = opmath_t<T>;
+  static constexpr bool supported = !std::is_same_v<T, bool>;
+  static Neg make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE M operator()(M x) const { return static_cast<M>(-x); }
+};
+
+template <typename T>
+struct Sign {
+  using M = opmath_t<T>;
+  static constexpr bool supported = kIsReal<T> || std::is_same_v<T, bool>;
+  static Sign make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE M operator()(M x) const {
+    if constexpr (std::is_same_v<T, bool>) return x;
+    else return static_cast<M>((M(0) < x) - (x < M(0)));
+  }
+};
+
+template <typename T>
+struct LogicalNot {
+  static constexpr bool supported = true;
+  static LogicalNot make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE bool operator()(T x) const { return !static_cast<bool>(x); }
+};
+
+template <typename T>
+struct BitwiseNot {
+  static constexpr bool supported = std::is_integral_v<T>;
+  static BitwiseNot make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) return !x;
+    else return static_cast<T>(~x);
+  }
+};
+
+// isneginf / isposinf: false for integers and bool.
+template <typename T>
+struct IsNegInf {
+  using M = opmath_t<T>;
+  static constexpr bool supported = kIsReal<T> || std::is_same_v<T, bool>;
+  static IsNegInf make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE bool operator()(M x) const {
+    if constexpr (std::numeric_limits<M>::has_infinity) return x == -std::numeric_limits<M>::infinity();
+    else return false;
+  }
+};
+
+template <typename T>
+struct IsPosInf {
+  using M = opmath_t<T>;
+  static constexpr bool supported = kIsReal<T> || std::is_same_v<T, bool>;
+  static IsPosInf make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE bool operator()(M x) const {
+    if constexpr (std::numeric_limits<M>::has_infinity) return x == std::numeric_limits<M>::infinity();
+    else return false;
+  }
+};
+
+}  // namespace torch_core::engine
