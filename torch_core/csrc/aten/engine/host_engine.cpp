@@ -12,7 +12,6 @@
 #include "torch_core/aten/engine/index_loop.h"
 #include "torch_core/aten/engine/reduce_dispatch.h"
 #include "torch_core/aten/kernel_loop.h"
-#include "torch_core/device/backend.h"
 
 namespace torch_core::engine {
 
@@ -156,27 +155,23 @@ struct HostExecutor {
 class HostKernelEngine final : public KernelEngine {
  public:
   HostKernelEngine(c10::DeviceType device_type, HostLaunch launch)
-      : device_type_(device_type), launch_(launch), name_(c10::DeviceTypeName(device_type, /*lower_case=*/true)) {}
+      : launch_(launch), name_(c10::DeviceTypeName(device_type, /*lower_case=*/true)) {}
 
-  void elementwise(const ElementwiseCall& call, const OperandLoop& loop, c10::Device device) override {
-    HostExecutor executor{launch_, Backend::get(device_type_).streams().current_handle(device.index()),
-                          name_.c_str()};
+  void elementwise(const ElementwiseCall& call, const OperandLoop& loop, StreamHandle stream) override {
+    HostExecutor executor{launch_, stream, name_.c_str()};
     dispatch_elementwise(call, loop, executor);
   }
 
-  void reduce(const ReduceCall& call, const OperandLoop& loop, c10::Device device) override {
-    HostExecutor executor{launch_, Backend::get(device_type_).streams().current_handle(device.index()),
-                          name_.c_str()};
+  void reduce(const ReduceCall& call, const OperandLoop& loop, StreamHandle stream) override {
+    HostExecutor executor{launch_, stream, name_.c_str()};
     dispatch_reduce(call, loop, executor);
   }
 
-  void index(const IndexCall& call, const OperandLoop& loop, c10::Device device) override {
-    launch_(Backend::get(device_type_).streams().current_handle(device.index()),
-            [call, work = loop] { host_index(call, work); });
+  void index(const IndexCall& call, const OperandLoop& loop, StreamHandle stream) override {
+    launch_(stream, [call, work = loop] { host_index(call, work); });
   }
 
  private:
-  const c10::DeviceType device_type_;
   const HostLaunch launch_;
   const std::string name_;
 };

@@ -6,28 +6,29 @@
 // the same functors through elementwise_dispatch.h.
 #pragma once
 
-#include <c10/core/Device.h>
 #include <c10/core/DeviceType.h>
 
 #include "torch_core/aten/engine/elementwise_call.h"
 #include "torch_core/aten/engine/index_call.h"
 #include "torch_core/aten/engine/operand_loop.h"
 #include "torch_core/aten/engine/reduce_call.h"
+#include "torch_core/runtime/device_runtime.h"
 
 namespace torch_core::engine {
 
 class KernelEngine {
  public:
   virtual ~KernelEngine() = default;
-  // Queues `call` over `loop` on the current stream of `device` (the iterator's), in
-  // stream order; raises, queueing nothing, for a dtype the operation does not have.
-  virtual void elementwise(const ElementwiseCall& call, const OperandLoop& loop, c10::Device device) = 0;
+  // Queues `call` over `loop` on `stream` (the current stream of the iterator's device,
+  // which the stub kernels look up), in stream order; raises, queueing nothing, for a dtype
+  // the operation does not have.
+  virtual void elementwise(const ElementwiseCall& call, const OperandLoop& loop, StreamHandle stream) = 0;
   // The same for a reduction: `loop` is a reduce-mode iterator's (outputs first, with
   // stride 0 along the reduced dimensions, then the input); at least one input element.
-  virtual void reduce(const ReduceCall& call, const OperandLoop& loop, c10::Device device) = 0;
+  virtual void reduce(const ReduceCall& call, const OperandLoop& loop, StreamHandle stream) = 0;
   // Advanced indexing (index_call.h). An index out of range raises stock's IndexError
   // from the kernel: like a device-side assert, at the next synchronisation.
-  virtual void index(const IndexCall& call, const OperandLoop& loop, c10::Device device) = 0;
+  virtual void index(const IndexCall& call, const OperandLoop& loop, StreamHandle stream) = 0;
 };
 
 // Registers `engine` (which must live for the rest of the process) for `device_type` and

@@ -16,12 +16,19 @@
 
 #include "torch_core/aten/engine/iterator_loop.h"
 #include "torch_core/aten/engine/kernel_engine.h"
+#include "torch_core/device/backend.h"
 
 namespace torch_core::engine {
 
 namespace {
 
 using Op = ElementwiseOp;
+
+// Where the iterator's kernel queues: the current stream of its device (torch_core's
+// stream registry of the device type's backend).
+StreamHandle current_stream(const at::TensorIteratorBase& iter) {
+  return Backend::get(iter.device_type()).streams().current_handle(iter.device().index());
+}
 
 void run(at::TensorIteratorBase& iter, Op op, c10::ScalarType compute, const c10::Scalar& arg0 = 0,
          const c10::Scalar& arg1 = 0) {
@@ -150,7 +157,7 @@ void lerp_scalar_kernel(at::TensorIteratorBase& iter, const c10::Scalar& weight)
 void reduce(at::TensorIterator& iter, ReduceOp op, c10::ScalarType compute, double arg = 0, bool flag = false) {
   if (iter.numel() == 0) return;
   const ReduceCall call{op, compute, arg, flag, static_cast<int>(iter.noutputs())};
-  kernel_engine(iter.device_type()).reduce(call, describe(iter), iter.device());
+  kernel_engine(iter.device_type()).reduce(call, describe(iter), current_stream(iter));
 }
 
 void sum_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kSum, iter.dtype(0)); }
@@ -208,12 +215,12 @@ void run_index(at::TensorIteratorBase& iter, IndexKind kind, at::IntArrayRef siz
     call.sizes[k] = sizes[k];
     call.strides[k] = strides[k];
   }
-  kernel_engine(iter.device_type()).index(call, describe(iter), iter.device());
+  kernel_engine(iter.device_type()).index(call, describe(iter), current_stream(iter));
 }
 
 void run_elementwise(at::TensorIteratorBase& iter, const ElementwiseCall& call) {
   if (iter.numel() == 0) return;
-  kernel_engine(iter.device_type()).elementwise(call, describe(iter), iter.device());
+  kernel_engine(iter.device_type()).elementwise(call, describe(iter), current_stream(iter));
 }
 
 void fill_stubs(c10::DeviceType t) {

@@ -3,7 +3,6 @@
 #include <c10/util/Exception.h>
 
 #include "third_device/torch_cuda/csrc/aten/engine/cuda_kernels.h"
-#include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
 #include "torch_core/aten/engine/kernel_engine.h"
 
 namespace torch_cuda::engine {
@@ -18,8 +17,7 @@ using torch_core::engine::ReduceOp;
 
 class CudaKernelEngine final : public torch_core::engine::KernelEngine {
  public:
-  void elementwise(const ElementwiseCall& call, const OperandLoop& loop, c10::Device device) override {
-    const torch_core::StreamHandle stream = backend().streams().current_handle(device.index());
+  void elementwise(const ElementwiseCall& call, const OperandLoop& loop, torch_core::StreamHandle stream) override {
     switch (call.op) {
 #define TORCH_CUDA_CASE(name) \
   case ElementwiseOp::k##name: return run_##name(call, loop, stream);
@@ -31,8 +29,7 @@ class CudaKernelEngine final : public torch_core::engine::KernelEngine {
     TORCH_INTERNAL_ASSERT(false, "unknown elementwise operation ", static_cast<int>(call.op));
   }
 
-  void reduce(const ReduceCall& call, const OperandLoop& loop, c10::Device device) override {
-    const torch_core::StreamHandle stream = backend().streams().current_handle(device.index());
+  void reduce(const ReduceCall& call, const OperandLoop& loop, torch_core::StreamHandle stream) override {
     switch (call.op) {
 #define TORCH_CUDA_CASE(name) \
   case ReduceOp::k##name: return reduce_##name(call, loop, stream);
@@ -44,8 +41,9 @@ class CudaKernelEngine final : public torch_core::engine::KernelEngine {
     TORCH_INTERNAL_ASSERT(false, "unknown reduction ", static_cast<int>(call.op));
   }
 
-  void index(const torch_core::engine::IndexCall& call, const OperandLoop& loop, c10::Device device) override {
-    run_index(call, loop, backend().streams().current_handle(device.index()));
+  void index(const torch_core::engine::IndexCall& call, const OperandLoop& loop,
+             torch_core::StreamHandle stream) override {
+    run_index(call, loop, stream);
   }
 };
 
