@@ -100,35 +100,24 @@ TORCH_CORE_HOST_DEVICE V highest() {
 }  // namespace detail
 
 // amax / amin: NaN propagates. Computed in T's opmath type (exact: no rounding).
-template <typename T, typename Acc>
-struct MaxValuesReduce {
+template <typename T, typename Acc, bool kMax>
+struct ExtremeValuesReduce {
   using V = opmath_t<T>;
   static constexpr bool supported = kIsReal<T> || std::is_same_v<T, bool>;
-  static MaxValuesReduce make(const ReduceCall&) { return {}; }
-  TORCH_CORE_HOST_DEVICE V identity() const { return detail::lowest<V>(); }
+  static ExtremeValuesReduce make(const ReduceCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE V identity() const { return kMax ? detail::lowest<V>() : detail::highest<V>(); }
   TORCH_CORE_HOST_DEVICE V combine(V a, V b) const {
     if (detail::isnan(a)) return a;
     if (detail::isnan(b)) return b;
-    return a < b ? b : a;
+    return (kMax ? a < b : b < a) ? b : a;
   }
   TORCH_CORE_HOST_DEVICE V reduce(V a, V x, int64_t) const { return combine(a, x); }
   TORCH_CORE_HOST_DEVICE V project(V a) const { return a; }
 };
-
 template <typename T, typename Acc>
-struct MinValuesReduce {
-  using V = opmath_t<T>;
-  static constexpr bool supported = kIsReal<T> || std::is_same_v<T, bool>;
-  static MinValuesReduce make(const ReduceCall&) { return {}; }
-  TORCH_CORE_HOST_DEVICE V identity() const { return detail::highest<V>(); }
-  TORCH_CORE_HOST_DEVICE V combine(V a, V b) const {
-    if (detail::isnan(a)) return a;
-    if (detail::isnan(b)) return b;
-    return b < a ? b : a;
-  }
-  TORCH_CORE_HOST_DEVICE V reduce(V a, V x, int64_t) const { return combine(a, x); }
-  TORCH_CORE_HOST_DEVICE V project(V a) const { return a; }
-};
+using MaxValuesReduce = ExtremeValuesReduce<T, Acc, true>;
+template <typename T, typename Acc>
+using MinValuesReduce = ExtremeValuesReduce<T, Acc, false>;
 
 // argmax / argmin: the first index of the extreme value; a NaN wins (its first index).
 template <typename V>
