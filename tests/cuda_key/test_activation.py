@@ -1,5 +1,6 @@
-"""Activation: the .pth route (here sitecustomize), its cost, the opt-out, and a clear
-error when torch_cuda comes after a torch that initialised without it."""
+"""Activation: the .pth route (here sitecustomize), its cost, the opt-out, a clear error
+when torch_cuda comes after a torch that initialised without it, and a failed activation
+that stays failed (a retried import never comes up as plain CPU torch)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,26 @@ class Activation(unittest.TestCase):
         )
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout.strip(), "True")
+
+    def test_bad_setting_fails_the_import_cleanly_and_stays_failed(self) -> None:
+        code = """
+for attempt in ("first", "retry"):
+    try:
+        import torch
+        print(attempt, "imported", torch.cuda.is_available())
+    except ImportError as error:
+        print(attempt, "ImportError:", error)
+"""
+        result = run(code, TORCH_CUDA_FALLBACK="bogus")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        first, retry = result.stdout.strip().splitlines()
+        cause = "TORCH_CUDA_FALLBACK: unknown CPU fallback policy 'bogus'"
+        self.assertEqual(
+            first, f"first ImportError: {cause}: expected 'allow', 'warn' or 'error'"
+        )  # the message alone: no C++ backtrace
+        self.assertTrue(retry.startswith("retry ImportError: the backend failed to load"), retry)
+        self.assertIn(cause, retry)
+        self.assertNotIn("frame #", result.stdout + result.stderr)
 
 
 if __name__ == "__main__":

@@ -12,13 +12,18 @@ loader, so that `before_init()` runs just before the extension's `PyInit__C` and
 `after_init(torch._C)` right after it. Importing this module costs microseconds and loads
 nothing (it is what a `.pth` file may import at every interpreter start); the finder steps
 aside for every other name and removes itself once `torch._C` is loaded.
+
+A failure in either call is sticky: `torch._C`'s init has already run, so a retried
+`import torch` would otherwise come up as plain CPU torch (or fail obscurely). Every later
+import of `torch._C` in the process raises the first failure again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.machinery
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 
 TORCH_C = "torch._C"
@@ -42,12 +47,44 @@ class _WrappingLoader:
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         # An extension module's init function runs in create_module: load the backend first.
-        self._before_init()
+        with _sticky_failure():
+            self._before_init()
         return self._real.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         self._real.exec_module(module)
-        self._after_init(module)
+        with _sticky_failure():
+            self._after_init(module)
+
+
+class _FailedActivationFinder:
+    """Raises a backend's first activation failure again at every import of torch._C."""
+
+    def __init__(self, error: BaseException) -> None:
+        self._error = error
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != TORCH_C:
+            return None
+        raise ImportError(
+            f"the backend failed to load when torch was first imported in this process: "
+            f"{self._error} (fix the cause and start a new process; torch cannot be imported "
+            "again without it)"
+        ) from self._error
+
+
+@contextlib.contextmanager
+def _sticky_failure() -> Iterator[None]:
+    try:
+        yield
+    except BaseException as error:
+        sys.meta_path.insert(0, _FailedActivationFinder(error))
+        raise
 
 
 class _TorchCFinder:

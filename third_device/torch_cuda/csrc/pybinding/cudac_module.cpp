@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <c10/core/DeviceType.h>
+#include <c10/util/Exception.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -46,12 +47,21 @@ py::dict build_info() {
   return info;
 }
 
+// The backend, made on first use. A bad setting (TORCH_CUDA_FALLBACK, the allocator
+// configuration) fails the import with its message alone, not c10's C++ backtrace.
+torch_core::Backend& backend_or_import_error() {
+  try {
+    return torch_cuda::backend();
+  } catch (const c10::Error& error) {
+    throw py::import_error(error.what_without_backtrace());
+  }
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_CUDAC, m) {
   m.doc() = "torch_python_cuda: the standalone CUDA backend's Python module";
-  torch_core::Backend& backend = torch_cuda::backend();
-  torch_core::Backend* b = &backend;  // process-lifetime
+  torch_core::Backend* b = &backend_or_import_error();  // process-lifetime
   torch_core::bind_device_api(m, c10::DeviceType::CUDA);
 
   m.attr("cuda_version") = TORCH_CUDA_BUILD_CUDA_VERSION;
