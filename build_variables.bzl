@@ -140,9 +140,13 @@ torch_core_engine_functor_headers = [
     "csrc/aten/engine/index_loop.h",
     "csrc/aten/engine/operand_loop.h",
     "csrc/aten/engine/pointwise_functors.h",
+    "csrc/aten/engine/random_call.h",
+    "csrc/aten/engine/random_dispatch.h",
+    "csrc/aten/engine/random_functors.h",
     "csrc/aten/engine/reduce_call.h",
     "csrc/aten/engine/reduce_dispatch.h",
     "csrc/aten/engine/reduce_functors.h",
+    "csrc/aten/engine/sort_call.h",
     "csrc/aten/engine/unary_functors.h",
 ]
 
@@ -156,17 +160,20 @@ torch_core_engine_headers = [
     "csrc/aten/engine/iterator_loop.h",
     "csrc/aten/engine/kernel_engine.h",
     "csrc/aten/engine/stub_kernels.h",
+    "csrc/aten/engine/stub_slot.h",
 ]
 
 torch_core_engine_sources = [
     "csrc/aten/engine/index_put_accumulate.cpp",
     "csrc/aten/engine/iterator_loop.cpp",
     "csrc/aten/engine/kernel_engine.cpp",
+    "csrc/aten/engine/random_stub_kernels.cpp",
+    "csrc/aten/engine/sort_stub_kernels.cpp",
     "csrc/aten/engine/stub_kernels.cpp",
 ]
 
 # Stock's CUDA kernels of operators that are not device-generic in ATen (softmax, gelu,
-# nll_loss, layer_norm, batch_norm, max_pool2d, index_select, embedding backward,
+# dropout, nll_loss, layer_norm, batch_norm, max_pool2d, index_select, embedding backward,
 # masked_fill_, cat, tril/triu, arange, the AMP scaler), defined device-generically over
 # operators the kernel engine runs; registered with their CUDA metadata by the generated
 # registrations.
@@ -177,12 +184,17 @@ torch_core_composite_headers = [
 torch_core_composite_sources = [
     "csrc/aten/composite/activation.cpp",
     "csrc/aten/composite/amp.cpp",
+    "csrc/aten/composite/dropout.cpp",
+    "csrc/aten/composite/equal.cpp",
+    "csrc/aten/composite/fused_optimizers.cpp",
     "csrc/aten/composite/indexing.cpp",
     "csrc/aten/composite/loss.cpp",
+    "csrc/aten/composite/nonzero.cpp",
     "csrc/aten/composite/normalization.cpp",
     "csrc/aten/composite/pooling.cpp",
     "csrc/aten/composite/shape.cpp",
     "csrc/aten/composite/softmax.cpp",
+    "csrc/aten/composite/sorting.cpp",
 ]
 
 # The host engine: the kernel engine of simulated devices (host loops on stream workers).
@@ -194,15 +206,14 @@ torch_core_host_engine_sources = [
     "csrc/aten/engine/host_engine.cpp",
 ]
 
-# torch_core host-loop kernels: DeviceKernels (copy, fill) and normal_/uniform_ for a
-# device whose memory the host addresses (torch_sim, torch_cuda's simulated variant).
+# torch_core host-loop kernels: DeviceKernels (copy, fill) for a device whose memory the
+# host addresses (torch_sim, torch_cuda's simulated variant).
 torch_core_host_loop_kernels_headers = [
     "csrc/aten/host_loop_kernels.h",
 ]
 
 torch_core_host_loop_kernels_sources = [
     "csrc/aten/host_loop_device_kernels.cpp",
-    "csrc/aten/host_loop_random_kernels.cpp",
 ]
 
 # torch_cuda framework: the runtime over cudart (host C++, compiled by the C++ toolchain).
@@ -237,6 +248,8 @@ torch_cuda_engine_kernel_sources = [
     "engine/elementwise_unary_math.cu",
     "engine/elementwise_unary_other.cu",
     "engine/index.cu",
+    "engine/random.cu",
+    "engine/sort.cu",
     "engine/reduce_arithmetic.cu",
     "engine/reduce_comparison.cu",
 ]
@@ -330,13 +343,10 @@ torch_cuda_activation_sources = [
 
 # torch_sim: the PrivateUse1 reference backend on the simulated runtime.
 torch_sim_headers = [
-    "csrc/aten/sim_kernels.h",
     "csrc/sim_backend.h",
 ]
 
 torch_sim_sources = [
-    "csrc/aten/op_helpers.h",
-    "csrc/aten/random_ops.cpp",
     "csrc/aten/registration.cpp",
     "csrc/sim_backend.cpp",
 ]

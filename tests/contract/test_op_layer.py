@@ -299,6 +299,106 @@ class OpLayer(unittest.TestCase):
                     torch.testing.assert_close(idx.cpu(), ic)
                     torch.testing.assert_close(xd.grad.cpu(), xc.grad)
 
+    def test_max_min_with_indices_and_equal(self) -> None:
+        x = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, float("nan"), 5.0, 1.0]])
+        for fn in (torch.max, torch.min):
+            self.check(fn, x)
+            self.check(lambda t, f=fn: f(t, dim=1), x)
+            self.check(lambda t, f=fn: f(t, 0, keepdim=True), x)
+        self.check(lambda t: torch.tensor(torch.equal(t, t.clone())), x[:, :1])
+        self.check(lambda t: torch.tensor(torch.equal(t, t + 1)), x)
+
+    def test_sort_topk_all_dtypes_nan_and_layouts(self) -> None:
+        for dtype in (*FLOATING, *INTEGRAL, torch.bool):
+            x = sample((4, 9, 5), dtype)
+            if dtype.is_floating_point:
+                x[0, 1, 2], x[2, 3, 4], x[1, 1, 1] = float("nan"), -float("nan"), float("inf")
+            for dim in (0, 1, -1):
+                for descending in (False, True):
+                    with self.subTest(dtype=dtype, dim=dim, descending=descending):
+                        self.check(lambda t, d=dim, desc=descending: tuple(
+                            torch.sort(t, dim=d, descending=desc, stable=True)), x)
+            if dtype != torch.bool:
+                # Values only: which index of a tie topk reports is unspecified.
+                self.check(lambda t: torch.topk(t, 3, dim=1).values, x)
+                self.check(lambda t: torch.topk(t, 2, dim=0, largest=False).values, x)
+        self.check(lambda t: torch.argsort(t.t(), dim=0), sample((6, 3), torch.float32))
+        self.check(lambda t: torch.topk(t, 5), torch.randn(3))  # k out of range: stock's error
+
+    def test_nonzero_masked_select_and_boolean_indexing(self) -> None:
+        x = torch.randn(4, 5, 3)
+        x[x < 0.3] = 0
+        self.check(torch.nonzero, x)
+        self.check(lambda t: t[t > 0], x)
+        self.check(lambda t: torch.masked_select(t, t > 0.5), x)
+        self.check(torch.nonzero, torch.tensor(3.0))
+        self.check(torch.nonzero, torch.zeros(3, 0))
+        # Stock CUDA's layout: (N, ndim) with strides (1, N).
+        self.assertEqual(torch.nonzero(x.to(DEVICE)).stride(), torch.nonzero(x).stride())
+        self.check(lambda t: torch.masked_select(t, (t > 0).int()), x)
+
+    def test_random_ops_draw_from_the_device_generator(self) -> None:
+        draws = {
+            "uniform_": lambda t: t.uniform_(2, 3), "normal_": lambda t: t.normal_(1, 2),
+            "bernoulli_": lambda t: t.bernoulli_(0.3), "exponential_": lambda t: t.exponential_(2),
+            "geometric_": lambda t: t.geometric_(0.25),
+            "log_normal_": lambda t: t.log_normal_(0, 0.5),
+            "cauchy_": lambda t: t.cauchy_(), "random_": lambda t: t.random_(3, 10),
+        }
+        for name, draw in draws.items():
+            with self.subTest(op=name):
+                torch.manual_seed(7)
+                first = draw(torch.empty(20000, device=DEVICE)).cpu()
+                torch.manual_seed(7)
+                again = draw(torch.empty(20000, device=DEVICE)).cpu()
+                self.assertTrue(torch.equal(first, again))  # seeded: replayed
+                self.assertFalse(torch.equal(first, draw(torch.empty(20000, device=DEVICE)).cpu()))
+        torch.manual_seed(0)
+        x = torch.empty(100000, device=DEVICE)
+        self.assertAlmostEqual(x.uniform_(2, 3).mean().item(), 2.5, delta=0.01)
+        self.assertGreaterEqual(x.amin().item(), 2.0)
+        self.assertAlmostEqual(x.normal_(1, 2).std().item(), 2.0, delta=0.03)
+        self.assertAlmostEqual(x.exponential_(2).mean().item(), 0.5, delta=0.01)
+        self.assertAlmostEqual(x.bernoulli_(0.3).mean().item(), 0.3, delta=0.01)
+        ints = torch.randint(3, 10, (10000,), device=DEVICE).cpu()
+        self.assertEqual(sorted(ints.unique().tolist()), list(range(3, 10)))
+        p = torch.tensor([0.0, 1.0, 0.0])  # a CPU p, expanded to self's shape
+        drawn = torch.empty(4, 3, device=DEVICE).bernoulli_(p).cpu()
+        self.assertEqual(drawn.tolist(), [[0.0, 1.0, 0.0]] * 4)
+        with self.assertRaisesRegex(RuntimeError, "uniform_ expects to return a \\[from, to\\)"):
+            torch.empty(3, device=DEVICE).uniform_(3, 2)
+        with self.assertRaisesRegex(RuntimeError, "bernoulli_ expects p to be in \\[0, 1\\]"):
+            torch.empty(3, device=DEVICE).bernoulli_(1.5)
+
+    def test_dropout_forward_and_backward(self) -> None:
+        x = torch.randn(200, 100, device=DEVICE, requires_grad=True)
+        out, mask = torch.native_dropout(x, 0.3, True)
+        self.assertEqual(mask.dtype, torch.bool)
+        self.assertAlmostEqual(1 - mask.float().mean().item(), 0.3, delta=0.02)
+        torch.testing.assert_close(out, x * mask / 0.7)
+        out.sum().backward()
+        torch.testing.assert_close(x.grad, mask / 0.7)
+        evaluated, ones = torch.native_dropout(x, 0.3, False)
+        self.assertTrue(torch.equal(evaluated, x) and bool(ones.all()))
+
+    def test_fused_optimizers_match_the_cpu(self) -> None:
+        cases = [(torch.optim.Adam, {"amsgrad": True}), (torch.optim.AdamW, {"maximize": True}),
+                 (torch.optim.SGD, {"momentum": 0.9, "nesterov": True, "weight_decay": 0.01})]
+        for cls, options in cases:
+            with self.subTest(optimizer=cls.__name__):
+                params = [torch.randn(5, 3), torch.randn(7)]
+                grads = [[torch.randn_like(p) for p in params] for _ in range(3)]
+                results = []
+                for device, fused in (("cpu", False), (DEVICE, True)):
+                    ps = [p.clone().to(device).requires_grad_() for p in params]
+                    opt = cls(ps, lr=0.01, fused=fused, **options)
+                    for step in grads:
+                        for p, g in zip(ps, step, strict=False):
+                            p.grad = g.to(device)
+                        opt.step()
+                    results.append([p.detach().cpu() for p in ps])
+                torch.testing.assert_close(results[1], results[0], rtol=1e-5, atol=1e-6)
+
     def test_runs_in_stream_order(self) -> None:
         # The kernel must see the host-to-device copy queued before it (the op-layer probe
         # returned zeros when a stub kernel ran on the caller's thread).

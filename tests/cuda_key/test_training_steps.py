@@ -22,24 +22,43 @@ class TrainingSteps(unittest.TestCase):
         self.assertEqual(torch_cuda.get_fallback_policy(), "error")
         torch_cuda.reset_fallback_counts()
 
+    def check_mlp(self, optimizer: str, foreach: bool, fused: bool) -> None:
+        masks: list[torch.Tensor] = []
+        cuda = models.mlp_step("cuda", optimizer, foreach, fused, masks, replay=False)
+        cpu = models.mlp_step("cpu", optimizer, foreach, fused, masks, replay=True)
+        torch.testing.assert_close(cuda, cpu, rtol=1e-5, atol=1e-6)
+        # The masks came from the CUDA generator: about p of the units dropped, fresh
+        # numbers at each step.
+        self.assertEqual(len(masks), 2)
+        for mask in masks:
+            self.assertAlmostEqual(1 - mask.float().mean().item(), 0.25, delta=0.1)
+        self.assertFalse(torch.equal(masks[0], masks[1]))
+
     def test_mlp_adam_and_adamw_foreach(self) -> None:
         for optimizer in ("adam", "adamw"):
             with self.subTest(optimizer=optimizer):
-                cpu = models.mlp_step("cpu", optimizer, foreach=True, fused=False)
-                cuda = models.mlp_step("cuda", optimizer, foreach=True, fused=False)
-                torch.testing.assert_close(cuda, cpu, rtol=1e-5, atol=1e-6)
+                self.check_mlp(optimizer, foreach=True, fused=False)
+        self.assertEqual(torch_cuda.fallback_counts(), {})
+
+    def test_mlp_adam_and_adamw_fused(self) -> None:
+        for optimizer in ("adam", "adamw"):
+            with self.subTest(optimizer=optimizer):
+                self.check_mlp(optimizer, foreach=False, fused=True)
         self.assertEqual(torch_cuda.fallback_counts(), {})
 
     def test_mlp_adam_for_loop(self) -> None:
-        cpu = models.mlp_step("cpu", "adam", foreach=False, fused=False)
-        cuda = models.mlp_step("cuda", "adam", foreach=False, fused=False)
-        torch.testing.assert_close(cuda, cpu, rtol=1e-5, atol=1e-6)
+        self.check_mlp("adam", foreach=False, fused=False)
+        self.assertEqual(torch_cuda.fallback_counts(), {})
 
     def test_gpt_step_with_autocast_and_grad_scaler(self) -> None:
         cpu = models.gpt_step("cpu")
         cuda = models.gpt_step("cuda")
         # bf16 autocast: CPU and CUDA autocast cast different op lists to bf16.
         torch.testing.assert_close(cuda, cpu, rtol=1e-3, atol=1e-3)
+        self.assertEqual(torch_cuda.fallback_counts(), {})
+
+    def test_gpt_top_k_generation(self) -> None:
+        self.assertEqual(models.gpt_generate("cuda"), models.gpt_generate("cpu"))
         self.assertEqual(torch_cuda.fallback_counts(), {})
 
     def test_cnn_channels_last_step(self) -> None:

@@ -12,15 +12,39 @@ import torch.nn.functional as F
 from torch import nn
 
 
-def mlp_step(device: str, optimizer: str, foreach: bool, fused: bool) -> list[float]:
+class ReplayableDropout(nn.Dropout):
+    """nn.Dropout that records the masks it draws, or replays recorded ones. CUDA's
+    generator draws other masks than the CPU's (in stock torch too), so a CPU run
+    compared with a CUDA run replays the CUDA run's masks."""
+
+    def __init__(self, p: float, masks: list[torch.Tensor], replay: bool) -> None:
+        super().__init__(p)
+        self.masks = masks
+        self.replay = replay
+        self.calls = 0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.replay:
+            mask = self.masks[self.calls].to(x.device)
+            self.calls += 1
+            return x * mask * (1.0 / (1.0 - self.p))
+        out = super().forward(x)
+        self.masks.append((out != 0).cpu())
+        return out
+
+
+def mlp_step(device: str, optimizer: str, foreach: bool, fused: bool, masks: list[torch.Tensor],
+             replay: bool) -> list[float]:
+    """Two steps of an MLP with dropout; its masks are appended to `masks`, or, with
+    `replay`, taken from it."""
     torch.manual_seed(0)
     model = nn.Sequential(
-        nn.Linear(16, 32), nn.SiLU(), nn.Dropout(0.0), nn.Linear(32, 32), nn.GELU(),
-        nn.Linear(32, 5),
+        nn.Linear(16, 32), nn.SiLU(), ReplayableDropout(0.25, masks, replay), nn.Linear(32, 32),
+        nn.GELU(), nn.Linear(32, 5),
     ).to(device)
     cls = torch.optim.Adam if optimizer == "adam" else torch.optim.AdamW
     kwargs = {"fused": True} if fused else {"foreach": foreach}
-    opt = cls(model.parameters(), lr=1e-2, **kwargs)
+    opt = cls(model.parameters(), lr=1e-2, weight_decay=0.01, **kwargs)
     x = torch.randn(8, 16).to(device)
     y = torch.randint(0, 5, (8,)).to(device)
     losses = []

@@ -1,19 +1,14 @@
 // The simulated device's operator registrations on PrivateUse1: torch_core's generic
-// kernels, the CPU fallback for everything else, and the sim's own native kernels. Stock
-// ATen's device-generic operators are registered by the generated library beside this
+// kernels and the CPU fallback for everything else. Stock ATen's device-generic operators are registered by the generated library beside this
 // one (BUILD: generated_registrations) and run on torch_core's host engine.
 // (Static registrations: they run when the backend library is loaded; the target that
 // holds this file is alwayslink.)
 #include <torch/library.h>
 
-#include "third_device/torch_sim/csrc/aten/sim_kernels.h"
 #include "torch_core/aten/native_registration.h"
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   torch_core::register_native_ops<c10::DeviceType::PrivateUse1>(m);
-
-  m.impl("normal_", TORCH_FN(torch_sim::normal_));
-  m.impl("uniform_", TORCH_FN(torch_sim::uniform_));
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {

@@ -28,7 +28,8 @@ namespace torch_core::engine {
 #define TORCH_CORE_COMPARE_OPS(X) \
   X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge) X(LogicalAnd) X(LogicalOr) X(LogicalXor)
 #define TORCH_CORE_POINTWISE_OPS(X) \
-  X(Clamp) X(ClampMin) X(ClampMax) X(ClampTensor) X(Where) X(Addcmul) X(Addcdiv) X(LerpScalar) X(LerpTensor)
+  X(Clamp) X(ClampMin) X(ClampMax) X(ClampTensor) X(Where) X(Addcmul) X(Addcdiv) X(LerpScalar) X(LerpTensor) \
+  X(MaskedScale)
 
 #define TORCH_CORE_ELEMENTWISE_OPS(X) \
   TORCH_CORE_UNARY_MATH_OPS(X)        \

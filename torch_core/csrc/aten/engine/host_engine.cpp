@@ -1,7 +1,10 @@
 #include "torch_core/aten/engine/host_engine.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <numeric>
+#include <vector>
 #include <tuple>
 #include <utility>
 
@@ -10,6 +13,7 @@
 
 #include "torch_core/aten/engine/elementwise_dispatch.h"
 #include "torch_core/aten/engine/index_loop.h"
+#include "torch_core/aten/engine/random_dispatch.h"
 #include "torch_core/aten/engine/reduce_dispatch.h"
 #include "torch_core/aten/kernel_loop.h"
 
@@ -89,6 +93,63 @@ void host_reduce(const F& f, const OperandLoop& d, int noutputs) {
   });
 }
 
+// Element i (in iteration order) draws from Philox subsequence i of the call's stream.
+template <typename F>
+void host_random(const F& f, const OperandLoop& d, uint64_t seed, uint64_t offset) {
+  using traits = functor_traits<F>;
+  uint64_t element = 0;
+  loop::for_each(d.loop, [&](Pointers& p) {
+    PhiloxDraws rng(seed, element++, offset);
+    if constexpr (traits::arity == 1) {
+      c10::cast_and_store<typename traits::result>(d.dtypes[0], p[0], f(rng));
+    } else {
+      using Param = std::tuple_element_t<1, typename traits::args>;
+      c10::cast_and_store<typename traits::result>(d.dtypes[0], p[0],
+                                                   f(rng, c10::fetch_and_cast<Param>(d.dtypes[1], p[1])));
+    }
+  });
+}
+
+// Sort order with NaN above every number.
+template <typename T>
+bool sorts_before(T a, T b) {
+  using M = opmath_t<T>;
+  if constexpr (kIsFloating<T>) {
+    if (detail::isnan(static_cast<M>(a))) return false;
+    if (detail::isnan(static_cast<M>(b))) return true;
+  }
+  return static_cast<M>(a) < static_cast<M>(b);
+}
+
+template <typename T>
+void host_sort_segments(const SortCall& call) {
+  const int64_t n = call.segment_size;
+  std::vector<int64_t> order(n);
+  std::vector<T> sorted(n);
+  for (int64_t s = 0; s < call.segments; ++s) {
+    T* keys = reinterpret_cast<T*>(call.keys) + s * n;
+    std::iota(order.begin(), order.end(), int64_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return call.descending ? sorts_before(keys[b], keys[a]) : sorts_before(keys[a], keys[b]);
+    });
+    for (int64_t i = 0; i < n; ++i) sorted[i] = keys[order[i]];
+    std::copy(sorted.begin(), sorted.end(), keys);
+    std::copy(order.begin(), order.end(), call.indices + s * n);
+  }
+}
+
+void host_sort(const SortCall& call) {
+  const bool known = detail::visit_dtype(call.dtype, [&](auto value) {
+    using T = decltype(value);
+    if constexpr (kIsComplex<T>) {
+      TORCH_CHECK(false, "sort: complex keys have no order");
+    } else {
+      host_sort_segments<T>(call);
+    }
+  });
+  TORCH_CHECK_NOT_IMPLEMENTED(known, "\"sort\" not implemented for '", c10::toString(call.dtype), "'");
+}
+
 // dst += src for one element of `dtype` (index_put_ with accumulate=True).
 void accumulate(c10::ScalarType dtype, char* dst, const char* src) {
   if (c10::isComplexType(dtype)) {
@@ -150,6 +211,11 @@ struct HostExecutor {
   void run_reduce(const F& f, const OperandLoop& loop, int noutputs) {
     launch(stream, [f, work = loop, noutputs] { host_reduce(f, work, noutputs); });
   }
+
+  template <typename F>
+  void run_random(const F& f, const OperandLoop& loop, const RandomCall& call) {
+    launch(stream, [f, work = loop, seed = call.seed, offset = call.offset] { host_random(f, work, seed, offset); });
+  }
 };
 
 class HostKernelEngine final : public KernelEngine {
@@ -169,6 +235,17 @@ class HostKernelEngine final : public KernelEngine {
 
   void index(const IndexCall& call, const OperandLoop& loop, StreamHandle stream) override {
     launch_(stream, [call, work = loop] { host_index(call, work); });
+  }
+
+  void random(const RandomCall& call, const OperandLoop& loop, StreamHandle stream) override {
+    HostExecutor executor{launch_, stream, name_.c_str()};
+    dispatch_random(call, loop, executor);
+  }
+
+  std::size_t sort_scratch_bytes(const SortCall&) override { return 0; }
+
+  void sort(const SortCall& call, StreamHandle stream) override {
+    launch_(stream, [call] { host_sort(call); });
   }
 
  private:

@@ -4,6 +4,8 @@
 
 #include <c10/util/Exception.h>
 
+#include "torch_core/device/backend.h"
+
 namespace torch_core::engine {
 
 OperandLoop describe(const at::TensorIteratorBase& iter) {
@@ -30,6 +32,12 @@ OperandLoop describe(const at::TensorIteratorBase& iter) {
     }
   }
   return d;
+}
+
+StreamHandle current_stream(const at::TensorIteratorBase& iter) { return current_stream(iter.device()); }
+
+StreamHandle current_stream(c10::Device device) {
+  return Backend::get(device.type()).streams().current_handle(device.index());
 }
 
 }  // namespace torch_core::engine

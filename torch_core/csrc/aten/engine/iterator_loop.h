@@ -6,9 +6,15 @@
 #include <ATen/TensorIterator.h>
 
 #include "torch_core/aten/engine/operand_loop.h"
+#include "torch_core/runtime/device_runtime.h"
 
 namespace torch_core::engine {
 
 OperandLoop describe(const at::TensorIteratorBase& iter);
+
+// Where a kernel over `iter` queues: the current stream of its device (torch_core's
+// stream registry of the device type's backend).
+StreamHandle current_stream(const at::TensorIteratorBase& iter);
+StreamHandle current_stream(c10::Device device);
 
 }  // namespace torch_core::engine

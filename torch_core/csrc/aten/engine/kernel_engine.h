@@ -11,6 +11,8 @@
 #include "torch_core/aten/engine/elementwise_call.h"
 #include "torch_core/aten/engine/index_call.h"
 #include "torch_core/aten/engine/operand_loop.h"
+#include "torch_core/aten/engine/random_call.h"
+#include "torch_core/aten/engine/sort_call.h"
 #include "torch_core/aten/engine/reduce_call.h"
 #include "torch_core/runtime/device_runtime.h"
 
@@ -29,6 +31,13 @@ class KernelEngine {
   // Advanced indexing (index_call.h). An index out of range raises stock's IndexError
   // from the kernel: like a device-side assert, at the next synchronisation.
   virtual void index(const IndexCall& call, const OperandLoop& loop, StreamHandle stream) = 0;
+  // Random numbers into operand 0 (random_call.h); operand 1, if any, is the
+  // distribution's per-element parameter (bernoulli_'s p).
+  virtual void random(const RandomCall& call, const OperandLoop& loop, StreamHandle stream) = 0;
+  // Device scratch memory `sort` needs for `call` (its buffers not yet set), and the sort
+  // itself (sort_call.h).
+  virtual std::size_t sort_scratch_bytes(const SortCall& call) = 0;
+  virtual void sort(const SortCall& call, StreamHandle stream) = 0;
 };
 
 // Registers `engine` (which must live for the rest of the process) for `device_type` and

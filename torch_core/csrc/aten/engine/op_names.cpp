@@ -1,4 +1,4 @@
-// The operations' names for messages (elementwise_call.h, reduce_call.h): "div_true",
+// The operations' names for messages (elementwise_call.h, reduce_call.h, random_call.h): "div_true",
 // "std_var", made once from the operation lists.
 #include <array>
 #include <cctype>
@@ -6,6 +6,7 @@
 #include <string>
 
 #include "torch_core/aten/engine/elementwise_call.h"
+#include "torch_core/aten/engine/random_call.h"
 #include "torch_core/aten/engine/reduce_call.h"
 
 namespace torch_core::engine {
@@ -44,6 +45,11 @@ const char* name_of(ElementwiseOp op) {
 
 const char* name_of(ReduceOp op) {
   static constexpr std::array kCamel = {TORCH_CORE_REDUCE_OPS(TORCH_CORE_STRING)};
+  return snake_name(kCamel, op);
+}
+
+const char* name_of(RandomOp op) {
+  static constexpr std::array kCamel = {TORCH_CORE_RANDOM_OPS(TORCH_CORE_STRING)};
   return snake_name(kCamel, op);
 }
 

@@ -1,5 +1,5 @@
 // Pointwise functors of several operands (elementwise_functors.h): the clamp family,
-// where, addcmul/addcdiv, lerp.
+// where, addcmul/addcdiv, lerp, dropout's masked scale.
 #pragma once
 
 #include <cmath>
@@ -114,6 +114,16 @@ struct LerpTensor {
   static constexpr bool supported = kIsFloating<T> || kIsComplex<T>;
   static LerpTensor make(const ElementwiseCall&) { return {}; }
   TORCH_CORE_HOST_DEVICE M operator()(M self, M end, M weight) const { return detail::lerp(self, end, weight); }
+};
+
+// Dropout's output and gradient: x * mask * scale, the iterator (out, x, mask).
+template <typename T>
+struct MaskedScale {
+  using M = opmath_t<T>;
+  static constexpr bool supported = kIsFloating<T>;
+  M scale;
+  static MaskedScale make(const ElementwiseCall& c) { return {c.arg0.to<M>()}; }
+  TORCH_CORE_HOST_DEVICE M operator()(M x, bool mask) const { return x * static_cast<M>(mask) * scale; }
 };
 
 }  // namespace torch_core::engine

@@ -8,7 +8,9 @@
 #include <ATen/native/Lerp.h>
 #include <ATen/native/PointwiseOps.h>
 #include <ATen/native/Pow.h>
+#include <ATen/native/ReduceAllOps.h>
 #include <ATen/native/ReduceOps.h>
+#include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/TensorCompare.h>
 #include <ATen/native/UnaryOps.h>
 #include <c10/core/Scalar.h>
@@ -16,19 +18,13 @@
 
 #include "torch_core/aten/engine/iterator_loop.h"
 #include "torch_core/aten/engine/kernel_engine.h"
-#include "torch_core/device/backend.h"
+#include "torch_core/aten/engine/stub_slot.h"
 
 namespace torch_core::engine {
 
 namespace {
 
 using Op = ElementwiseOp;
-
-// Where the iterator's kernel queues: the current stream of its device (torch_core's
-// stream registry of the device type's backend).
-StreamHandle current_stream(const at::TensorIteratorBase& iter) {
-  return Backend::get(iter.device_type()).streams().current_handle(iter.device().index());
-}
 
 void run(at::TensorIteratorBase& iter, Op op, c10::ScalarType compute, const c10::Scalar& arg0 = 0,
          const c10::Scalar& arg1 = 0) {
@@ -181,25 +177,39 @@ void std_var_kernel(at::TensorIterator& iter, double correction, bool take_sqrt)
   reduce(iter, ReduceOp::kStdVar, iter.input_dtype(), correction, take_sqrt);
 }
 
+// max() / min() of every element (stock's min_all_stub / max_all_stub).
+void max_all_kernel(at::Tensor& result, const at::Tensor& self) {
+  auto iter = at::native::make_reduction("max_all", result, self, at::IntArrayRef{}, false, self.scalar_type());
+  reduce(iter, ReduceOp::kMaxValues, self.scalar_type());
+}
+void min_all_kernel(at::Tensor& result, const at::Tensor& self) {
+  auto iter = at::native::make_reduction("min_all", result, self, at::IntArrayRef{}, false, self.scalar_type());
+  reduce(iter, ReduceOp::kMinValues, self.scalar_type());
+}
+
+// max.dim / min.dim: values and indices (sized by the structured meta function) as two
+// reductions, the extreme value and the index of its first occurrence.
+void values_and_indices(const at::Tensor& values, const at::Tensor& indices, const at::Tensor& self, int64_t dim,
+                        bool keepdim, ReduceOp value_op, ReduceOp index_op) {
+  auto value_iter = at::meta::make_reduction(self, values, at::IntArrayRef(dim), keepdim, self.scalar_type());
+  reduce(value_iter, value_op, self.scalar_type());
+  auto index_iter = at::meta::make_reduction(self, indices, at::IntArrayRef(dim), keepdim, self.scalar_type());
+  reduce(index_iter, index_op, self.scalar_type());
+}
+void max_kernel(const at::Tensor& values, const at::Tensor& indices, const at::Tensor& self, int64_t dim,
+                bool keepdim) {
+  values_and_indices(values, indices, self, dim, keepdim, ReduceOp::kMaxValues, ReduceOp::kArgMax);
+}
+void min_kernel(const at::Tensor& values, const at::Tensor& indices, const at::Tensor& self, int64_t dim,
+                bool keepdim) {
+  values_and_indices(values, indices, self, dim, keepdim, ReduceOp::kMinValues, ReduceOp::kArgMin);
+}
+
 void index_kernel(at::TensorIteratorBase& iter, at::IntArrayRef sizes, at::IntArrayRef strides) {
   run_index(iter, IndexKind::kGather, sizes, strides);
 }
 void index_put_kernel(at::TensorIterator& iter, at::IntArrayRef sizes, at::IntArrayRef strides, bool accumulate) {
   run_index(iter, accumulate ? IndexKind::kAccumulate : IndexKind::kPut, sizes, strides);
-}
-
-// One stub's slot for a device type. XPU's setter exists only in XPU builds of torch.
-template <typename Stub, typename Fn>
-void set_slot(Stub& stub, c10::DeviceType device_type, Fn kernel) {
-  switch (device_type) {
-    case c10::DeviceType::CUDA: return stub.set_cuda_dispatch_ptr(kernel);
-    case c10::DeviceType::PrivateUse1: return stub.set_privateuse1_dispatch_ptr(kernel);
-    case c10::DeviceType::HPU: return stub.set_hpu_dispatch_ptr(kernel);
-    case c10::DeviceType::MTIA: return stub.set_mtia_dispatch_ptr(kernel);
-    default:
-      TORCH_CHECK(false, "torch_core cannot fill DispatchStubs for ", device_type,
-                  ": the pinned torch has stub slots for CUDA, PrivateUse1, HPU and MTIA");
-  }
 }
 
 }  // namespace
@@ -248,7 +258,8 @@ void fill_stubs(c10::DeviceType t) {
   TORCH_CORE_FILL(addcmul) TORCH_CORE_FILL(addcdiv)
   TORCH_CORE_FILL(sum) TORCH_CORE_FILL(prod) TORCH_CORE_FILL(mean) TORCH_CORE_FILL(max_values)
   TORCH_CORE_FILL(min_values) TORCH_CORE_FILL(argmax) TORCH_CORE_FILL(argmin) TORCH_CORE_FILL(norm)
-  TORCH_CORE_FILL(std_var)
+  TORCH_CORE_FILL(std_var) TORCH_CORE_FILL(max_all) TORCH_CORE_FILL(min_all) TORCH_CORE_FILL(max)
+  TORCH_CORE_FILL(min)
 #undef TORCH_CORE_FILL
   // `and` and `or` are C++ operator spellings: no token pasting with them.
   set_slot(native::and_stub, t, &and_kernel);
@@ -260,6 +271,8 @@ void fill_stubs(c10::DeviceType t) {
   set_slot(native::index_put_with_sort_stub, t, &index_put_with_sort_kernel);
   set_slot(native::lerp_kernel_scalar_weight, t, &lerp_scalar_kernel);
   set_slot(native::lerp_kernel_tensor_weight, t, &lerp_tensor_kernel);
+  fill_random_stubs(t);
+  fill_sort_stubs(t);
 }
 
 }  // namespace torch_core::engine

@@ -19,6 +19,12 @@ namespace torch_core::engine {
 // kernels. Called by register_kernel_engine.
 void fill_stubs(c10::DeviceType device_type);
 
+// Fills the random-number stubs (uniform_stub, normal_stub, bernoulli_*_stub, random_*,
+// ...; random_stub_kernels.cpp).
+void fill_random_stubs(c10::DeviceType device_type);
+// Fills sort_stub (sort_stub_kernels.cpp).
+void fill_sort_stubs(c10::DeviceType device_type);
+
 // Runs `call` over `iter` on the engine of its device type: what each stub kernel does,
 // and what a kernel that is not behind a stub (composite/activation.cpp's gelu) calls.
 // (A library outside libtorch cannot call a DispatchStub: its dispatch is not exported.)

@@ -45,6 +45,19 @@ class CudaKernelEngine final : public torch_core::engine::KernelEngine {
              torch_core::StreamHandle stream) override {
     run_index(call, loop, stream);
   }
+
+  void random(const torch_core::engine::RandomCall& call, const OperandLoop& loop,
+              torch_core::StreamHandle stream) override {
+    run_random(call, loop, stream);
+  }
+
+  std::size_t sort_scratch_bytes(const torch_core::engine::SortCall& call) override {
+    return engine::sort_scratch_bytes(call);
+  }
+
+  void sort(const torch_core::engine::SortCall& call, torch_core::StreamHandle stream) override {
+    run_sort(call, stream);
+  }
 };
 
 }  // namespace

@@ -57,6 +57,23 @@ __global__ void elementwise_kernel(KernelParams params, std::int64_t n, F f) {
   }
 }
 
+inline KernelParams make_kernel_params(const OperandLoop& operands) {
+  KernelParams params{};
+  params.loop = loop::make_params(operands.loop);
+  for (int i = 0; i < kMaxOperands; ++i) {
+    params.dtypes[i] = operands.dtypes[i];
+    params.is_host_scalar[i] = operands.is_host_scalar[i];
+    for (int b = 0; b < 16; ++b) params.scalar_bytes[i][b] = operands.scalar_bytes[i][b];
+  }
+  return params;
+}
+
+// Blocks of kThreads for a grid-stride loop over n elements.
+inline unsigned grid_blocks(std::int64_t n) {
+  const std::int64_t wanted = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(wanted < kMaxBlocks ? wanted : kMaxBlocks);
+}
+
 struct CudaExecutor {
   cudaStream_t stream;
 
@@ -66,16 +83,7 @@ struct CudaExecutor {
   void run(const F& f, const OperandLoop& operands) {
     const std::int64_t n = operands.numel();
     if (n == 0) return;
-    KernelParams params{};
-    params.loop = loop::make_params(operands.loop);
-    for (int i = 0; i < kMaxOperands; ++i) {
-      params.dtypes[i] = operands.dtypes[i];
-      params.is_host_scalar[i] = operands.is_host_scalar[i];
-      for (int b = 0; b < 16; ++b) params.scalar_bytes[i][b] = operands.scalar_bytes[i][b];
-    }
-    const std::int64_t wanted = (n + kThreads - 1) / kThreads;
-    const auto blocks = static_cast<unsigned>(wanted < kMaxBlocks ? wanted : kMaxBlocks);
-    elementwise_kernel<F><<<blocks, kThreads, 0, stream>>>(params, n, f);
+    elementwise_kernel<F><<<grid_blocks(n), kThreads, 0, stream>>>(make_kernel_params(operands), n, f);
     TORCH_CUDA_CHECK(cudaGetLastError());
   }
 };

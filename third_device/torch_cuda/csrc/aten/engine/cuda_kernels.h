@@ -7,6 +7,8 @@
 #include "torch_core/aten/engine/elementwise_call.h"
 #include "torch_core/aten/engine/index_call.h"
 #include "torch_core/aten/engine/operand_loop.h"
+#include "torch_core/aten/engine/random_call.h"
+#include "torch_core/aten/engine/sort_call.h"
 #include "torch_core/aten/engine/reduce_call.h"
 #include "torch_core/runtime/device_runtime.h"
 
@@ -27,6 +29,14 @@ TORCH_CORE_REDUCE_OPS(TORCH_CUDA_DECLARE_REDUCE)
 // Advanced indexing (index.cu).
 void run_index(const torch_core::engine::IndexCall& call, const torch_core::engine::OperandLoop& loop,
                torch_core::StreamHandle stream);
+
+// Random numbers (random.cu).
+void run_random(const torch_core::engine::RandomCall& call, const torch_core::engine::OperandLoop& loop,
+                torch_core::StreamHandle stream);
+
+// Segmented sort (sort.cu).
+std::size_t sort_scratch_bytes(const torch_core::engine::SortCall& call);
+void run_sort(const torch_core::engine::SortCall& call, torch_core::StreamHandle stream);
 
 // Defines reduce_<name> for one reduction (in a .cu file, after cuda_reduce_executor.cuh).
 #define TORCH_CUDA_DEFINE_REDUCE(name)                                                          \

@@ -1,0 +1,45 @@
+// One random-number kernel call as a kernel engine receives it: which distribution, into
+// which dtype, with which parameters, from which Philox4x32-10 stream. Element i of the
+// iteration draws from subsequence i of the generator's (seed, offset), so the host and
+// CUDA engines fill a tensor with the same numbers whatever their launch shape.
+#pragma once
+
+#include <cstdint>
+
+#include <c10/core/ScalarType.h>
+
+namespace torch_core::engine {
+
+// X(name): the distributions; random_functors.h has a functor for each.
+#define TORCH_CORE_RANDOM_OPS(X) \
+  X(Uniform) X(Normal) X(LogNormal) X(Cauchy) X(Exponential) X(Geometric) X(Bernoulli) X(BernoulliTensor) X(RandomFromTo)
+
+enum class RandomOp {
+#define TORCH_CORE_ENUM(name) k##name,
+  TORCH_CORE_RANDOM_OPS(TORCH_CORE_ENUM)
+#undef TORCH_CORE_ENUM
+  kCount
+};
+
+struct RandomCall {
+  RandomOp op;
+  c10::ScalarType dtype;  // the output's
+  // The distribution's parameters: (from, to), (mean, std), (median, sigma), lambda, p.
+  double arg0 = 0;
+  double arg1 = 0;
+  // RandomFromTo: values base + r % range; range 0 means all 64 bits (random_ of int64's
+  // full range).
+  uint64_t range = 0;
+  int64_t base = 0;
+  // Where the call's draws start (PhiloxGenerator::philox_inputs).
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+};
+
+// At most this many 32-bit draws per element (a double normal: two 53-bit uniforms).
+constexpr uint64_t kMaxDrawsPerElement = 4;
+
+// The distribution's name, for error messages ("uniform", "random_from_to", ...).
+const char* name_of(RandomOp op);
+
+}  // namespace torch_core::engine
