@@ -46,11 +46,15 @@ class DeviceApi(unittest.TestCase):
 
     def test_invalid_index_is_a_clear_error(self) -> None:
         count = mod.device_count()
+        # Stock's type (cudaSetDevice's "invalid device ordinal", a RuntimeError) with the
+        # valid range added.
         with self.assertRaisesRegex(
-            IndexError, rf"invalid {DEVICE} device index {count}.*0\.\.{count - 1}"
-        ):
+            torch.AcceleratorError,
+            rf"error: invalid device ordinal \({DEVICE} device index {count}.*0\.\.{count - 1}",
+        ) as raised:
             mod.set_device(count)
-        with self.assertRaisesRegex(IndexError, f"device index {count}"):
+        self.assertEqual(raised.exception.error_code, 101)  # cudaErrorInvalidDevice
+        with self.assertRaisesRegex(RuntimeError, f"invalid device ordinal.*device index {count}"):
             torch.empty(1, device=device(count))
         # The failed calls changed nothing.
         self.assertLess(mod.current_device(), count)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import subprocess
+import sys
 import unittest
 
 import torch
@@ -18,10 +21,85 @@ def _use_cuda_in_child(queue: multiprocessing.Queue) -> None:
 
 class BadInput(unittest.TestCase):
     def test_invalid_device_index(self) -> None:
-        with self.assertRaisesRegex(Exception, r"(?i)invalid.*device|device.*(index|ordinal)"):
-            torch.ones(1, device="cuda:7")
-        with self.assertRaises((RuntimeError, ValueError, IndexError)):
-            torch.cuda.set_device(7)
+        # Stock raises cudaSetDevice's error: torch.AcceleratorError, a RuntimeError.
+        for call in (lambda: torch.ones(1, device="cuda:7"), lambda: torch.cuda.set_device(7),
+                     lambda: torch.cuda.Stream(device=7)):
+            with self.assertRaisesRegex(
+                torch.AcceleratorError, r"CUDA error: invalid device ordinal \(cuda device index 7"
+            ):
+                call()
+        with self.assertRaisesRegex(AssertionError, "Invalid device id"):
+            torch.cuda.get_device_properties(7)
+        self.assertEqual(torch.ones(1, device="cuda:1").device.index, 1)  # still usable
+
+    def test_shape_checks_that_a_shortcut_must_not_skip(self) -> None:
+        # beta=0 does not read self, and an empty destination copies nothing, but stock
+        # checks the shapes all the same: the same error as on the CPU.
+        def ones(*shape: int, device: str) -> torch.Tensor:
+            return torch.ones(*shape, device=device)
+
+        cases = {
+            "addmm beta=0": lambda d: torch.addmm(
+                ones(5, 7, device=d), ones(2, 3, device=d), ones(3, 4, device=d), beta=0
+            ),
+            "baddbmm beta=0": lambda d: torch.baddbmm(
+                ones(5, 7, 1, device=d), ones(1, 2, 3, device=d), ones(1, 3, 4, device=d), beta=0
+            ),
+            "addmv beta=0": lambda d: torch.addmv(
+                ones(5, device=d), ones(2, 3, device=d), ones(3, device=d), beta=0
+            ),
+            "copy_ into empty": lambda d: torch.empty(0, device=d).copy_(ones(3, device=d)),
+            "copy_ from a larger shape": lambda d: torch.empty(3, device=d).copy_(torch.ones(2, 3)),
+        }
+        for name, call in cases.items():
+            with self.subTest(case=name):
+                with self.assertRaises(RuntimeError) as on_cpu:
+                    call("cpu")
+                with self.assertRaises(RuntimeError) as on_cuda:
+                    call("cuda")
+                self.assertEqual(str(on_cuda.exception), str(on_cpu.exception))
+
+    def test_elapsed_time_of_unrecorded_events(self) -> None:
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        with self.assertRaisesRegex(RuntimeError, "Both events must be recorded"):
+            start.elapsed_time(end)
+
+    def run_python(self, code: str, **env: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env={**os.environ, **env}, check=False)
+
+    def test_bad_simulator_settings_warn_and_then_raise_the_cause(self) -> None:
+        code = """
+import warnings, torch
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print(torch.cuda.is_available())
+print([str(w.message).split(" (Triggered")[0] for w in caught])
+try:
+    torch.ones(1, device="cuda")
+except RuntimeError as error:
+    print(error)
+"""
+        result = self.run_python(code, TORCH_SIM_DEVICE_COUNT="abc")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        available, warned, raised = result.stdout.strip().splitlines()
+        cause = "TORCH_SIM_DEVICE_COUNT='abc' is not valid"
+        self.assertEqual(available, "False")
+        self.assertIn(f"CUDA initialization: {cause}", warned)  # stock's warning
+        self.assertIn(cause, raised)
+
+    def test_no_devices_is_a_runtime_error_naming_why(self) -> None:
+        code = """
+import torch
+try:
+    torch.ones(1, device="cuda")
+except RuntimeError as error:
+    print(type(error).__name__, error)
+"""
+        result = self.run_python(code, TORCH_SIM_DEVICE_COUNT="0")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stdout, "RuntimeError No CUDA devices are available: .*0 devices")
 
     def test_cross_device_op_without_copy(self) -> None:
         a = torch.ones(2, device="cuda:0")

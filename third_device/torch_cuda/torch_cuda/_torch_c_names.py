@@ -348,6 +348,8 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
             return self.event_id
 
         def elapsed_time(self, end_event: torch_C.Event) -> float:
+            if not self.event_id or not end_event.event_id:  # never recorded
+                raise RuntimeError("Both events must be recorded before calculating elapsed time.")
             return float(
                 C._event_elapsed_time(self.event_id, end_event.event_id, self.device.index)
             )

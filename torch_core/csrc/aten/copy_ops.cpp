@@ -13,8 +13,10 @@
 // non_blocking copy into pinned memory, and pinned blocks are kept from reuse until
 // the copies reading them ran (record_stream).
 #include <algorithm>
+#include <vector>
 
 #include <ATen/EmptyTensor.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/ops/_copy_from_and_resize_native.h>
 #include <ATen/ops/conj_physical.h>
@@ -227,7 +229,15 @@ void copy_across_devices(const at::Tensor& dst, const at::Tensor& src) {
 void copy_impl(const at::Tensor& dst, const at::Tensor& src_in, bool non_blocking) {
   TORCH_CHECK(dst.defined(), "copy_: the destination is undefined");
   TORCH_CHECK(src_in.defined(), "copy_: the source is undefined");
-  if (dst.is_same(src_in) || dst.numel() == 0) return;
+  if (dst.is_same(src_in)) return;
+  // Stock's copy_ is a TensorIterator: the source broadcasts to the destination's shape,
+  // with its messages, even when there is nothing to copy.
+  if (src_in.sizes() != dst.sizes()) {
+    const std::vector<int64_t> shape = at::infer_size(dst.sizes(), src_in.sizes());
+    TORCH_CHECK(at::IntArrayRef(shape) == dst.sizes(), "output with shape ", dst.sizes(),
+                " doesn't match the broadcast shape ", at::IntArrayRef(shape));
+  }
+  if (dst.numel() == 0) return;
   TORCH_CHECK(!dst.is_conj() && !dst.is_neg(), "copy_ into a ", dst.device(),
               " tensor with the conjugate or negative bit set is not supported");
   at::assert_no_internal_overlap(dst);

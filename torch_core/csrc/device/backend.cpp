@@ -55,14 +55,26 @@ void Backend::initialize() {
   } catch (const RuntimeError& e) {
     TORCH_CHECK(false, "could not initialise the ", name(), " runtime: ", e.what());
   }
+  // As stock's lazy init (device_count_ensure_non_zero): no device is an error that says
+  // why (no driver, no device, a configuration).
+  TORCH_CHECK(runtime_.device_count() > 0, "No ", c10::DeviceTypeName(device_type_), " devices are available: ",
+              runtime_.unavailable_reason());
 }
 
 int Backend::device_count() noexcept {
   try {
     return runtime_.device_count();
+  } catch (const c10::Error& error) {
+    std::call_once(unavailable_warning_, [&] {
+      TORCH_WARN(c10::DeviceTypeName(device_type_), " initialization: ", error.what_without_backtrace());
+    });
+  } catch (const std::exception& error) {
+    std::call_once(unavailable_warning_, [&] {
+      TORCH_WARN(c10::DeviceTypeName(device_type_), " initialization: ", error.what());
+    });
   } catch (...) {
-    return 0;
   }
+  return 0;
 }
 
 c10::DeviceIndex Backend::checked_index(c10::DeviceIndex device) { return guard_.checked_index(device); }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <c10/core/Device.h>
@@ -58,7 +59,9 @@ class Backend {
   PinnedHostAllocator& host_allocator() { return host_allocator_; }
   DeviceGuardImpl& guard() { return guard_; }
 
-  // 0 when the runtime cannot be created or has no device; never throws.
+  // 0 when the runtime cannot be created or has no device; never throws. A runtime that
+  // cannot be created warns once with its reason, as stock's c10::cuda::device_count
+  // ("CUDA initialization: ..."), so is_available() is not quietly False.
   int device_count() noexcept;
   // `device` checked against device_count() (IndexError naming the valid range); -1 is
   // the current device.
@@ -78,6 +81,7 @@ class Backend {
   PinnedHostAllocator host_allocator_;
   DefaultGenerators generators_;
   DeviceGuardImpl guard_;
+  std::once_flag unavailable_warning_;
 };
 
 }  // namespace torch_core

@@ -6,6 +6,7 @@
 
 #include <c10/util/Exception.h>
 
+#include "torch_core/device/invalid_device.h"
 #include "torch_core/runtime/allocator_config.h"
 #include "torch_core/runtime/allocator_errors.h"
 #include "torch_core/runtime/allocator_stats.h"
@@ -96,7 +97,7 @@ c10::DataPtr DeviceCachingAllocator::allocate_on(c10::DeviceIndex device, std::s
   } catch (const OutOfMemoryError& e) {
     TORCH_CHECK_WITH(OutOfMemoryError, false, e.what());
   } catch (const std::out_of_range& e) {
-    TORCH_CHECK_INDEX(false, e.what());
+    throw_invalid_device(device_type_, e.what());
   } catch (const RuntimeError& e) {
     TORCH_CHECK(false, e.what());
   }

@@ -5,18 +5,20 @@
 
 #include <c10/util/Exception.h>
 
+#include "torch_core/device/invalid_device.h"
+
 namespace torch_core {
 
 namespace {
 
 // Runtime failures become c10 errors, so Python sees them as RuntimeError with the
-// runtime's message (and IndexError for a bad device index).
+// runtime's message (torch.AcceleratorError for a bad device index, as stock's).
 template <typename F>
-auto translate(F&& f) -> decltype(f()) {
+auto translate(c10::DeviceType device_type, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const std::out_of_range& e) {
-    TORCH_CHECK_INDEX(false, e.what());
+    throw_invalid_device(device_type, e.what());
   } catch (const RuntimeError& e) {
     TORCH_CHECK(false, e.what());
   }
@@ -29,12 +31,14 @@ DeviceGuardImpl::DeviceGuardImpl(c10::DeviceType device_type, DeviceRuntime& run
     : device_type_(device_type), runtime_(runtime), streams_(streams), allocator_(allocator) {}
 
 c10::DeviceIndex DeviceGuardImpl::checked_index(c10::DeviceIndex device) const {
-  if (device < 0) return static_cast<c10::DeviceIndex>(translate([&] { return runtime_.current_device(); }));
+  if (device < 0) return static_cast<c10::DeviceIndex>(translate(device_type_, [&] { return runtime_.current_device(); }));
   const int count = deviceCount();
-  TORCH_CHECK_INDEX(device < count, "invalid ", c10::DeviceTypeName(device_type_, /*lower_case=*/true),
-                    " device index ", static_cast<int>(device), ": there ",
-                    count == 1 ? "is 1 device" : "are " + std::to_string(count) + " devices",
-                    count > 0 ? ", valid indices are 0.." + std::to_string(count - 1) : std::string());
+  if (device >= count) {
+    throw_invalid_device(device_type_, c10::DeviceTypeName(device_type_, /*lower_case=*/true) + " device index " +
+                                           std::to_string(device) + ": there " +
+                                           (count == 1 ? "is 1 device" : "are " + std::to_string(count) + " devices") +
+                                           (count > 0 ? ", valid indices are 0.." + std::to_string(count - 1) : ""));
+  }
   return device;
 }
 
@@ -47,7 +51,7 @@ c10::Device DeviceGuardImpl::exchangeDevice(c10::Device device) const {
 }
 
 c10::Device DeviceGuardImpl::getDevice() const {
-  return c10::Device(device_type_, static_cast<c10::DeviceIndex>(translate([&] { return runtime_.current_device(); })));
+  return c10::Device(device_type_, static_cast<c10::DeviceIndex>(translate(device_type_, [&] { return runtime_.current_device(); })));
 }
 
 void DeviceGuardImpl::setDevice(c10::Device device) const {
@@ -55,7 +59,7 @@ void DeviceGuardImpl::setDevice(c10::Device device) const {
               " device, got ", device);
   if (device.index() < 0) return;
   const c10::DeviceIndex index = checked_index(device.index());
-  translate([&] { runtime_.set_current_device(index); });
+  translate(device_type_, [&] { runtime_.set_current_device(index); });
 }
 
 void DeviceGuardImpl::uncheckedSetDevice(c10::Device device) const noexcept {
@@ -76,42 +80,42 @@ c10::DeviceIndex DeviceGuardImpl::deviceCount() const noexcept {
 }
 
 c10::Stream DeviceGuardImpl::getStream(c10::Device device) const {
-  return translate([&] { return streams_.current_stream(checked_index(device.index())); });
+  return translate(device_type_, [&] { return streams_.current_stream(checked_index(device.index())); });
 }
 
 c10::Stream DeviceGuardImpl::getDefaultStream(c10::Device device) const {
-  return translate([&] { return streams_.default_stream(checked_index(device.index())); });
+  return translate(device_type_, [&] { return streams_.default_stream(checked_index(device.index())); });
 }
 
 c10::Stream DeviceGuardImpl::getStreamFromGlobalPool(c10::Device device, bool is_high_priority) const {
-  return translate([&] {
+  return translate(device_type_, [&] {
     const StreamPriorityRange range = runtime_.stream_priority_range();
     return streams_.pool_stream(checked_index(device.index()), is_high_priority ? range.greatest : range.least);
   });
 }
 
 c10::Stream DeviceGuardImpl::getNewStream(c10::Device device, int priority) const {
-  return translate([&] { return streams_.pool_stream(checked_index(device.index()), priority); });
+  return translate(device_type_, [&] { return streams_.pool_stream(checked_index(device.index()), priority); });
 }
 
 c10::Stream DeviceGuardImpl::exchangeStream(c10::Stream stream) const {
-  return translate([&] { return streams_.exchange_stream(stream); });
+  return translate(device_type_, [&] { return streams_.exchange_stream(stream); });
 }
 
 void* DeviceGuardImpl::getStreamNativeHandle(const c10::Stream stream) const {
-  return translate([&] { return streams_.handle(stream); });
+  return translate(device_type_, [&] { return streams_.handle(stream); });
 }
 
 bool DeviceGuardImpl::queryStream(const c10::Stream& stream) const {
-  return translate([&] { return runtime_.query_stream(streams_.handle(stream)); });
+  return translate(device_type_, [&] { return runtime_.query_stream(streams_.handle(stream)); });
 }
 
 void DeviceGuardImpl::synchronizeStream(const c10::Stream& stream) const {
-  translate([&] { runtime_.synchronize_stream(streams_.handle(stream)); });
+  translate(device_type_, [&] { runtime_.synchronize_stream(streams_.handle(stream)); });
 }
 
 void DeviceGuardImpl::synchronizeDevice(const c10::DeviceIndex device_index) const {
-  translate([&] { runtime_.synchronize_device(checked_index(device_index)); });
+  translate(device_type_, [&] { runtime_.synchronize_device(checked_index(device_index)); });
 }
 
 void DeviceGuardImpl::record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
@@ -119,7 +123,7 @@ void DeviceGuardImpl::record(void** event, const c10::Stream& stream, const c10:
   TORCH_CHECK(device_index == -1 || device_index == stream.device_index(), "event of device ",
               static_cast<int>(device_index), " cannot be recorded on a stream of device ",
               static_cast<int>(stream.device_index()));
-  translate([&] {
+  translate(device_type_, [&] {
     if (*event == nullptr) {
       // PYTORCH_DEFAULT: no timing (cheaper); BACKEND_DEFAULT: timing (torch.Event(enable_timing=True)).
       *event = runtime_.create_event(stream.device_index(), flag == c10::EventFlag::BACKEND_DEFAULT);
@@ -130,23 +134,23 @@ void DeviceGuardImpl::record(void** event, const c10::Stream& stream, const c10:
 
 void DeviceGuardImpl::block(void* event, const c10::Stream& stream) const {
   if (event == nullptr) return;  // never recorded: nothing to wait for
-  translate([&] { runtime_.stream_wait_event(streams_.handle(stream), event); });
+  translate(device_type_, [&] { runtime_.stream_wait_event(streams_.handle(stream), event); });
 }
 
 bool DeviceGuardImpl::queryEvent(void* event) const {
   if (event == nullptr) return true;
-  return translate([&] { return runtime_.query_event(event); });
+  return translate(device_type_, [&] { return runtime_.query_event(event); });
 }
 
 void DeviceGuardImpl::synchronizeEvent(void* event) const {
   if (event == nullptr) return;
-  translate([&] { runtime_.synchronize_event(event); });
+  translate(device_type_, [&] { runtime_.synchronize_event(event); });
 }
 
 double DeviceGuardImpl::elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/) const {
   TORCH_CHECK(start != nullptr && end != nullptr,
               "both events must be recorded before calculating elapsed time");
-  return translate([&] { return static_cast<double>(runtime_.elapsed_ms(start, end)); });
+  return translate(device_type_, [&] { return static_cast<double>(runtime_.elapsed_ms(start, end)); });
 }
 
 void DeviceGuardImpl::destroyEvent(void* event, const c10::DeviceIndex /*device_index*/) const noexcept {

@@ -81,7 +81,12 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   m.def("_is_in_bad_fork", [type] { return torch::utils::is_device_in_bad_fork(type); });
 
   // --- Devices -----------------------------------------------------------------------
-  m.def("_device_count", [b] { return b->device_count(); }, "0, never an error, without devices.");
+  m.def("_device_count", [b] {
+    // A runtime that cannot start warns why (Backend::device_count): as a Python
+    // UserWarning, as stock's "CUDA initialization: ..." is.
+    torch::PyWarningHandler warnings;
+    return b->device_count();
+  }, "0, never an error, without devices.");
   m.def("_unavailable_reason", [b] { return b->runtime().unavailable_reason(); });
   m.def("_current_device", [b] { return static_cast<int>(b->current_device()); });
   m.def("_set_device", [b, type](int device) {

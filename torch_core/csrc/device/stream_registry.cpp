@@ -1,9 +1,12 @@
 #include "torch_core/device/stream_registry.h"
 
 #include <algorithm>
+#include <string>
 #include <unordered_map>
 
 #include <c10/util/Exception.h>
+
+#include "torch_core/device/invalid_device.h"
 
 namespace torch_core {
 
@@ -34,10 +37,11 @@ void StreamRegistry::ensure_devices() {
 c10::DeviceIndex StreamRegistry::checked_index(c10::DeviceIndex device) {
   ensure_devices();
   if (device < 0) device = static_cast<c10::DeviceIndex>(runtime_.current_device());
-  TORCH_CHECK_INDEX(device >= 0 && static_cast<std::size_t>(device) < devices_.size(),
-                    "invalid ", c10::DeviceTypeName(device_type_, /*lower_case=*/true),
-                    " device index ", static_cast<int>(device), " (there are ", devices_.size(),
-                    " devices)");
+  if (device < 0 || static_cast<std::size_t>(device) >= devices_.size()) {
+    throw_invalid_device(device_type_, c10::DeviceTypeName(device_type_, /*lower_case=*/true) + " device index " +
+                                           std::to_string(device) + ": there are " +
+                                           std::to_string(devices_.size()) + " devices");
+  }
   return device;
 }
 

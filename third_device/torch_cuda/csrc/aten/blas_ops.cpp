@@ -123,11 +123,13 @@ void run_gemm(const at::Tensor& c, const at::Tensor& a, const at::Tensor& b, con
   blas::execute(plan, current_stream(c));
 }
 
-// The result of addmm/baddbmm: self broadcast to `shape` (read only when beta != 0, as
-// torch: beta == 0 ignores NaN and inf in self).
+// The result of addmm/baddbmm/addmv: self broadcast to `shape` (checked always, with
+// stock's message; read only when beta != 0, as torch: beta == 0 ignores NaN and inf in
+// self).
 at::Tensor initial_result(const at::Tensor& self, at::IntArrayRef shape, const c10::Scalar& beta) {
+  const at::Tensor expanded = self.expand(shape);
   at::Tensor out = at::empty(shape, self.options());
-  if (beta.toComplexDouble() != 0.0) out.copy_(self.expand(shape));
+  if (beta.toComplexDouble() != 0.0) out.copy_(expanded);
   return out;
 }
 
@@ -221,6 +223,10 @@ at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor
       mat.size(1) == 0 || self.dim() > 1 || beta.isComplex() || alpha.isComplex()) {
     return fall_back<at::_ops::addmv>(self, mat, vec, beta, alpha);
   }
+  // addmv's structured meta check, which this kernel stands in for.
+  TORCH_CHECK(mat.size(0) == self.numel() || self.numel() == 1, "size mismatch, got input (",
+              self.dim() == 0 ? 1 : self.size(0), "), mat (", mat.size(0), "x", mat.size(1), "), vec (",
+              vec.size(0), ")");
   const c10::DeviceGuard guard(self.device());
   at::Tensor out = initial_result(self, {mat.size(0)}, beta);
   if (out.numel() > 0) run_gemv(out, mat, vec, beta, alpha);
