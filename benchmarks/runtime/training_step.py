@@ -1,4 +1,4 @@
-"""One training step of the GPT-2-shaped decoder (tests/cuda_key/training_models.py) on
+"""One training step of the GPT-2-shaped decoder (examples/training/training_models.py) on
 stock CPU torch and on the CUDA key of the simulated torch_cuda, in the same run: the
 median over --runs calls of gpt_step(steps=1), which builds the model, optimizer, scaler
 and batch from a fixed seed and trains one step (the build is a small part of it), after a

@@ -299,6 +299,13 @@ class OpLayer(unittest.TestCase):
                     torch.testing.assert_close(idx.cpu(), ic)
                     torch.testing.assert_close(xd.grad.cpu(), xc.grad)
 
+    def test_max_pool2d_integer_inputs(self) -> None:
+        f = torch.nn.functional
+        for dtype in (torch.int64, torch.uint8, torch.int16):
+            x = sample((2, 3, 7, 6), dtype)
+            self.check(lambda t: f.max_pool2d(t, 3, 2, 1, return_indices=True), x)
+            self.check(lambda t: f.max_pool2d(t, 2, ceil_mode=True), x)
+
     def test_max_min_with_indices_and_equal(self) -> None:
         x = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, float("nan"), 5.0, 1.0]])
         for fn in (torch.max, torch.min):

@@ -21,10 +21,19 @@ class DemoTest(unittest.TestCase):
         self.assertIn("dispatch key          cuda", lines)
         devices = next(line for line in lines if line.startswith(("CUDA devices", "cuda:0")))
         if devices.startswith("CUDA devices"):
-            # No GPU: the count is 0 and cudart's reason is given.
+            # No GPU: the count is 0 and cudart's reason is given; the simulated variant trains.
             self.assertRegex(devices, r"^CUDA devices +0 \(cuda\w+: .+\)$")
+            self.assertIn("training step         GPT-2-shaped decoder on the simulated variant, "
+                          "3 steps", lines)
         else:
             self.assertIn("add kernel max abs error 0", devices)
+            self.assertIn("training step         GPT-2-shaped decoder on the real variant, "
+                          "3 steps", lines)
+        # The losses against the CPU's (the exit code says they agree) and no fallback.
+        table = lines.index("step  loss (cpu)  loss (cuda)")
+        steps = [line.split()[0] for line in lines[table + 1 : table + 4]]
+        self.assertEqual(steps, ["1", "2", "3"])
+        self.assertIn("CPU fallback calls    0", lines)
 
 
 if __name__ == "__main__":

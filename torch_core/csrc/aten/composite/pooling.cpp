@@ -1,7 +1,8 @@
 // max_pool2d with indices, forward and backward, on any torch_core backend: stock's CUDA
 // structured kernels (their meta functions check the arguments and size the outputs)
-// defined over device operators. The forward pads the input with -inf (stride/ceil_mode
-// padding included), views every window with as_strided and takes amax/argmax over it;
+// defined over device operators. The forward pads the input with -inf (an integer type's
+// lowest value; stride/ceil_mode padding included), views every window with as_strided
+// and takes amax/argmax over it;
 // the index of a window's maximum becomes the flat h * W + w position in its input plane,
 // as stock's. The backward scatters the gradient to those positions (index_put_ with
 // accumulate=True, so overlapping windows add).
@@ -9,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include <ATen/Dispatch.h>
 #include <ATen/TensorMeta.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/amax.h>
@@ -40,6 +42,12 @@ Window window_of(IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding, In
   return w;
 }
 
+// The padding value no element of `dtype` is below: -inf, or an integer type's lowest.
+Scalar lowest_value(ScalarType dtype) {
+  if (isFloatingType(dtype)) return -std::numeric_limits<double>::infinity();
+  return AT_DISPATCH_INTEGRAL_TYPES(dtype, "max_pool2d", [] { return Scalar(std::numeric_limits<scalar_t>::lowest()); });
+}
+
 }  // namespace
 
 TORCH_IMPL_FUNC(max_pool2d_with_indices_out_cuda)
@@ -50,10 +58,11 @@ TORCH_IMPL_FUNC(max_pool2d_with_indices_out_cuda)
   const Tensor x = input.dim() == 3 ? input.unsqueeze(0) : input;
   const int64_t n = x.size(0), c = x.size(1), h = x.size(2), width = x.size(3);
   const int64_t oh = out.size(-2), ow = out.size(-1);
-  // Enough -inf padding for every window, ceil_mode's last partial ones included.
+  // Enough padding of the lowest value for every window, ceil_mode's last partial ones
+  // included.
   const int64_t need_h = (oh - 1) * w.sh + w.dh * (w.kh - 1) + 1;
   const int64_t need_w = (ow - 1) * w.sw + w.dw * (w.kw - 1) + 1;
-  const double lowest = -std::numeric_limits<double>::infinity();
+  const Scalar lowest = lowest_value(x.scalar_type());
   const Tensor padded =
       at::constant_pad_nd(x, {w.pw, std::max<int64_t>(need_w - width - w.pw, w.pw), w.ph,
                               std::max<int64_t>(need_h - h - w.ph, w.ph)},
