@@ -19,6 +19,17 @@ def _use_cuda_in_child(queue: multiprocessing.Queue) -> None:
         queue.put(str(error))
 
 
+_inherited: torch.Tensor | None = None
+
+
+def _use_inherited_tensor_in_child(queue: multiprocessing.Queue) -> None:
+    try:
+        assert _inherited is not None
+        queue.put(str((_inherited + 1).cpu()))
+    except RuntimeError as error:
+        queue.put(str(error))
+
+
 class BadInput(unittest.TestCase):
     def test_invalid_device_index(self) -> None:
         # Stock raises cudaSetDevice's error: torch.AcceleratorError, a RuntimeError.
@@ -132,6 +143,24 @@ except RuntimeError as error:
         message = queue.get(timeout=60)
         child.join(60)
         self.assertIn("Cannot re-initialize CUDA in forked subprocess", message)
+
+    def test_inherited_tensor_in_forked_child_raises_instead_of_hanging(self) -> None:
+        global _inherited
+        _inherited = torch.ones(3, device="cuda")
+        context = multiprocessing.get_context("fork")
+        queue = context.Queue()
+        child = context.Process(target=_use_inherited_tensor_in_child, args=(queue,))
+        child.start()
+        try:
+            message = queue.get(timeout=60)  # hung forever before
+        finally:
+            child.join(60)
+            if child.is_alive():
+                child.kill()
+        self.assertIn("initialization error", message)
+        self.assertIn("forked child", message)
+        self.assertEqual((_inherited + 1).sum().item(), 6.0)  # the parent still works
+        _inherited = None  # other tests count the memory in use
 
 
 if __name__ == "__main__":

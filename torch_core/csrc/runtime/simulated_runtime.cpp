@@ -5,9 +5,13 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+
+#include <pthread.h>
+#include <unistd.h>
 
 #include "torch_core/csrc/runtime/simulated_event.h"
 #include "torch_core/csrc/runtime/simulated_memory.h"
@@ -21,6 +25,17 @@ namespace {
 constexpr StreamPriorityRange kPriorityRange{0, -2};
 
 std::atomic<std::uint64_t> next_runtime_id{1};
+
+// Set in every child forked after a runtime existed (pthread_atfork), so the check on the
+// hot paths is one load until a fork happens.
+std::atomic<bool> forked_since_a_runtime{false};
+
+void register_fork_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    pthread_atfork(nullptr, nullptr, [] { forked_since_a_runtime.store(true); });
+  });
+}
 
 // The current device is per thread (as cudaSetDevice's) and per runtime, so that two
 // runtimes in one process (tests make several) cannot see each other's setting.
@@ -47,7 +62,8 @@ const char* kind_name(CopyKind kind) {
 }  // namespace
 
 SimulatedRuntime::SimulatedRuntime(SimulatedConfig config)
-    : config_(config), id_(next_runtime_id.fetch_add(1)) {
+    : config_(config), id_(next_runtime_id.fetch_add(1)), owner_pid_(static_cast<int>(getpid())) {
+  register_fork_handler();
   if (config_.device_count < 0) {
     throw RuntimeError("SimulatedConfig: device_count is " + std::to_string(config_.device_count) +
                        "; expected 0 or more");
@@ -65,6 +81,15 @@ SimulatedRuntime::SimulatedRuntime(SimulatedConfig config)
 
 SimulatedRuntime::~SimulatedRuntime() {
   for (auto& entry : streams_) entry.second->shutdown();
+}
+
+void SimulatedRuntime::check_not_forked(const char* call) const {
+  if (!forked_since_a_runtime.load(std::memory_order_relaxed) || getpid() == owner_pid_) return;
+  throw RuntimeError(std::string(call) +
+                     ": initialization error: the simulated runtime was initialised in the parent "
+                     "process, and a forked child cannot use it (its stream workers are the "
+                     "parent's threads). Use the 'spawn' start method for multiprocessing, as "
+                     "with CUDA.");
 }
 
 // --- Devices -------------------------------------------------------------------------
@@ -111,6 +136,7 @@ void SimulatedRuntime::set_current_device(int device) {
 }
 
 void SimulatedRuntime::synchronize_device(int device) {
+  check_not_forked("synchronize_device");
   check_device(device, "synchronize_device");
   const std::vector<StreamPtr> streams = streams_of(device);
   drain(streams);
@@ -134,6 +160,7 @@ void SimulatedRuntime::synchronize_device(int device) {
 // --- Memory --------------------------------------------------------------------------
 
 void* SimulatedRuntime::allocate(int device, std::size_t bytes) {
+  check_not_forked("allocate");
   check_device(device, "allocate");
   return devices_[static_cast<std::size_t>(device)].memory->allocate(bytes);
 }
@@ -224,6 +251,7 @@ void SimulatedRuntime::check_copy(void* dst, const void* src, std::size_t bytes,
 }
 
 void SimulatedRuntime::memset_async(void* dst, int value, std::size_t bytes, StreamHandle stream) {
+  check_not_forked("memset_async");
   const StreamPtr target = find_stream(stream, "memset_async");
   if (bytes == 0) return;
   if (dst == nullptr || device_holding(dst, bytes) < 0) {
@@ -235,6 +263,7 @@ void SimulatedRuntime::memset_async(void* dst, int value, std::size_t bytes, Str
 
 void SimulatedRuntime::memcpy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind,
                                     StreamHandle stream) {
+  check_not_forked("memcpy_async");
   const StreamPtr target = find_stream(stream, "memcpy_async");
   if (bytes == 0) return;
   check_copy(dst, src, bytes, kind, "memcpy_async");
@@ -252,6 +281,7 @@ void SimulatedRuntime::memcpy_async(void* dst, const void* src, std::size_t byte
 }
 
 void SimulatedRuntime::memcpy(void* dst, const void* src, std::size_t bytes, CopyKind kind) {
+  check_not_forked("memcpy");
   // As cudaMemcpy: on the current device's default stream, after the work queued there.
   const int device = current_device();
   check_device(device, "memcpy");
@@ -343,11 +373,13 @@ void SimulatedRuntime::destroy_stream(StreamHandle stream) {
 StreamPriorityRange SimulatedRuntime::stream_priority_range() const { return kPriorityRange; }
 
 bool SimulatedRuntime::query_stream(StreamHandle stream) {
+  check_not_forked("query_stream");
   const StreamPtr target = find_stream(stream, "query_stream");
   return target->is_complete(target->last_position());
 }
 
 void SimulatedRuntime::synchronize_stream(StreamHandle stream) {
+  check_not_forked("synchronize_stream");
   const StreamPtr target = find_stream(stream, "synchronize_stream");
   target->wait(target->last_position());
   const std::string error = target->take_error();
@@ -358,6 +390,7 @@ void SimulatedRuntime::synchronize_stream(StreamHandle stream) {
 }
 
 void SimulatedRuntime::enqueue(StreamHandle stream, std::function<void()> work) {
+  check_not_forked("enqueue");
   const StreamPtr target = find_stream(stream, "enqueue");
   if (!work) throw RuntimeError("enqueue: the work item is empty");
   target->enqueue(std::move(work));
@@ -402,6 +435,7 @@ void SimulatedRuntime::destroy_event(EventHandle event) {
 }
 
 void SimulatedRuntime::record_event(EventHandle event, StreamHandle stream) {
+  check_not_forked("record_event");
   const EventPtr target = find_event(event, "record_event");
   const StreamPtr on = find_stream(stream, "record_event");
   if (target->device() != on->device()) {
@@ -419,11 +453,13 @@ void SimulatedRuntime::record_event(EventHandle event, StreamHandle stream) {
 }
 
 bool SimulatedRuntime::query_event(EventHandle event) {
+  check_not_forked("query_event");
   const EventPtr target = find_event(event, "query_event");
   return target->is_complete(target->latest_record());
 }
 
 void SimulatedRuntime::synchronize_event(EventHandle event) {
+  check_not_forked("synchronize_event");
   const EventPtr target = find_event(event, "synchronize_event");
   const std::uint64_t id = target->latest_record();
   const SimulatedStream* self = SimulatedStream::current();
@@ -435,6 +471,7 @@ void SimulatedRuntime::synchronize_event(EventHandle event) {
 }
 
 void SimulatedRuntime::stream_wait_event(StreamHandle stream, EventHandle event) {
+  check_not_forked("stream_wait_event");
   const StreamPtr waiter = find_stream(stream, "stream_wait_event");
   const EventPtr target = find_event(event, "stream_wait_event");
   // The wait is for the record current now, whose marker is already queued, so waits

@@ -98,6 +98,9 @@ class SimulatedRuntime final : public DeviceRuntime {
   };
 
   void check_device(int device, const char* call) const;
+  // Throws in a child forked after this runtime was made: its stream workers are threads
+  // of the parent, so queued work would never run (CUDA answers "initialization error").
+  void check_not_forked(const char* call) const;
   StreamPtr find_stream(StreamHandle stream, const char* call) const;
   EventPtr find_event(EventHandle event, const char* call) const;
   std::vector<StreamPtr> streams_of(int device) const;  // -1: every device
@@ -111,6 +114,7 @@ class SimulatedRuntime final : public DeviceRuntime {
 
   const SimulatedConfig config_;
   const std::uint64_t id_;  // keys this runtime's thread-local current device
+  const int owner_pid_;  // the process that made the runtime
   std::vector<Device> devices_;
   std::unique_ptr<SimulatedMemoryPool> pinned_;
 
