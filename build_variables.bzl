@@ -148,6 +148,7 @@ torch_core_engine_functor_headers = [
     "csrc/aten/engine/reduce_call.h",
     "csrc/aten/engine/reduce_dispatch.h",
     "csrc/aten/engine/reduce_functors.h",
+    "csrc/aten/engine/scan_call.h",
     "csrc/aten/engine/sort_call.h",
     "csrc/aten/engine/unary_functors.h",
 ]
@@ -170,6 +171,7 @@ torch_core_engine_sources = [
     "csrc/aten/engine/iterator_loop.cpp",
     "csrc/aten/engine/kernel_engine.cpp",
     "csrc/aten/engine/random_stub_kernels.cpp",
+    "csrc/aten/engine/scan_stub_kernels.cpp",
     "csrc/aten/engine/sort_stub_kernels.cpp",
     "csrc/aten/engine/stub_kernels.cpp",
 ]
@@ -251,6 +253,7 @@ torch_cuda_engine_kernel_sources = [
     "engine/elementwise_unary_other.cu",
     "engine/index.cu",
     "engine/random.cu",
+    "engine/scan.cu",
     "engine/sort.cu",
     "engine/reduce_arithmetic.cu",
     "engine/reduce_comparison.cu",

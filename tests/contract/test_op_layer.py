@@ -332,6 +332,29 @@ class OpLayer(unittest.TestCase):
         self.check(lambda t: torch.argsort(t.t(), dim=0), sample((6, 3), torch.float32))
         self.check(lambda t: torch.topk(t, 5), torch.randn(3))  # k out of range: stock's error
 
+    def test_cumsum_cumprod_flip_and_fill_with_a_tensor(self) -> None:
+        for dtype in (*FLOATING, *INTEGRAL, torch.bool, torch.complex64):
+            x = sample((4, 6, 5), dtype)
+            tol = tolerance(dtype)
+            for dim in (0, 1, -1):
+                with self.subTest(dtype=dtype, dim=dim):
+                    self.check(lambda t, d=dim: torch.cumsum(t, d), x, **tol)
+                    self.check(lambda t, d=dim: torch.cumprod(t, d), x, **tol)
+                    self.check(lambda t, d=dim: torch.flip(t, (d,)), x)
+        x = torch.randn(5, 3)
+        self.check(lambda t: torch.cumsum(t.t(), 0, dtype=torch.float64), x)
+        self.check(lambda t: torch.cumsum(t, 0), torch.tensor(3.0))
+        self.check(lambda t: torch.flip(t.t(), (0, 1)), x)
+        grads = []
+        for device in ("cpu", DEVICE):
+            leaf = x.clone().to(device).requires_grad_()
+            torch.cumsum(leaf, 0).pow(2).sum().backward()  # the backward flips
+            grads.append(leaf.grad.cpu())
+        torch.testing.assert_close(grads[1], grads[0])
+        self.check(lambda t: t.clone().fill_(torch.tensor(2.5)), x)
+        filled = torch.zeros(3, device=DEVICE).fill_(torch.tensor(5.0, device=DEVICE))
+        self.assertEqual(filled.cpu().tolist(), [5.0] * 3)
+
     def test_nonzero_masked_select_and_boolean_indexing(self) -> None:
         x = torch.randn(4, 5, 3)
         x[x < 0.3] = 0

@@ -17,7 +17,7 @@ namespace torch_core::engine {
   X(Erfc) X(Reciprocal) X(Lgamma)
 #define TORCH_CORE_UNARY_OTHER_OPS(X) \
   X(Ceil) X(Floor) X(Round) X(Trunc) X(Frac) X(Abs) X(Neg) X(Sign) X(LogicalNot) X(BitwiseNot) \
-  X(IsNegInf) X(IsPosInf)
+  X(IsNegInf) X(IsPosInf) X(Identity)
 #define TORCH_CORE_ACTIVATION_OPS(X)                                                          \
   X(Silu) X(SiluBackward) X(GeluNone) X(GeluTanh) X(GeluBackwardNone) X(GeluBackwardTanh) \
   X(Threshold) X(LeakyRelu) X(LeakyReluBackward) X(SigmoidBackward) X(TanhBackward)
@@ -29,7 +29,7 @@ namespace torch_core::engine {
   X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge) X(LogicalAnd) X(LogicalOr) X(LogicalXor)
 #define TORCH_CORE_POINTWISE_OPS(X) \
   X(Clamp) X(ClampMin) X(ClampMax) X(ClampTensor) X(Where) X(Addcmul) X(Addcdiv) X(LerpScalar) X(LerpTensor) \
-  X(MaskedScale)
+  X(Fill) X(MaskedScale)
 
 #define TORCH_CORE_ELEMENTWISE_OPS(X) \
   TORCH_CORE_UNARY_MATH_OPS(X)        \

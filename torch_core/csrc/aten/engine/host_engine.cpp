@@ -150,6 +150,33 @@ void host_sort(const SortCall& call) {
   TORCH_CHECK_NOT_IMPLEMENTED(known, "\"sort\" not implemented for '", c10::toString(call.dtype), "'");
 }
 
+template <typename T>
+void host_scan_segments(const ScanCall& call) {
+  const T* in = reinterpret_cast<const T*>(call.input);
+  T* out = reinterpret_cast<T*>(call.output);
+  for (int64_t s = 0; s < call.segments; ++s) {
+    const int64_t base = s * call.segment_size;
+    T acc = in[base];
+    out[base] = acc;
+    for (int64_t i = 1; i < call.segment_size; ++i) {
+      acc = call.op == ScanOp::kSum ? acc + in[base + i] : acc * in[base + i];
+      out[base + i] = acc;
+    }
+  }
+}
+
+void host_scan(const ScanCall& call) {
+  switch (call.dtype) {
+    case c10::kLong: return host_scan_segments<int64_t>(call);
+    case c10::kFloat: return host_scan_segments<float>(call);
+    case c10::kDouble: return host_scan_segments<double>(call);
+    case c10::kComplexFloat: return host_scan_segments<c10::complex<float>>(call);
+    case c10::kComplexDouble: return host_scan_segments<c10::complex<double>>(call);
+    default:
+      TORCH_CHECK_NOT_IMPLEMENTED(false, "\"scan\" not implemented for '", c10::toString(call.dtype), "'");
+  }
+}
+
 // dst += src for one element of `dtype` (index_put_ with accumulate=True).
 void accumulate(c10::ScalarType dtype, char* dst, const char* src) {
   if (c10::isComplexType(dtype)) {
@@ -246,6 +273,12 @@ class HostKernelEngine final : public KernelEngine {
 
   void sort(const SortCall& call, StreamHandle stream) override {
     launch_(stream, [call] { host_sort(call); });
+  }
+
+  std::size_t scan_scratch_bytes(const ScanCall&) override { return 0; }
+
+  void scan(const ScanCall& call, StreamHandle stream) override {
+    launch_(stream, [call] { host_scan(call); });
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "torch_core/aten/engine/index_call.h"
 #include "torch_core/aten/engine/operand_loop.h"
 #include "torch_core/aten/engine/random_call.h"
+#include "torch_core/aten/engine/scan_call.h"
 #include "torch_core/aten/engine/sort_call.h"
 #include "torch_core/aten/engine/reduce_call.h"
 #include "torch_core/runtime/device_runtime.h"
@@ -38,6 +39,9 @@ class KernelEngine {
   // itself (sort_call.h).
   virtual std::size_t sort_scratch_bytes(const SortCall& call) = 0;
   virtual void sort(const SortCall& call, StreamHandle stream) = 0;
+  // The same pair for a segmented inclusive scan (scan_call.h).
+  virtual std::size_t scan_scratch_bytes(const ScanCall& call) = 0;
+  virtual void scan(const ScanCall& call, StreamHandle stream) = 0;
 };
 
 // Registers `engine` (which must live for the rest of the process) for `device_type` and

@@ -1,5 +1,5 @@
 // Pointwise functors of several operands (elementwise_functors.h): the clamp family,
-// where, addcmul/addcdiv, lerp, dropout's masked scale.
+// where, addcmul/addcdiv, lerp, fill, dropout's masked scale.
 #pragma once
 
 #include <cmath>
@@ -114,6 +114,15 @@ struct LerpTensor {
   static constexpr bool supported = kIsFloating<T> || kIsComplex<T>;
   static LerpTensor make(const ElementwiseCall&) { return {}; }
   TORCH_CORE_HOST_DEVICE M operator()(M self, M end, M weight) const { return detail::lerp(self, end, weight); }
+};
+
+// fill_: every element the scalar (the iterator has the output only).
+template <typename T>
+struct Fill {
+  static constexpr bool supported = true;
+  T value;
+  static Fill make(const ElementwiseCall& c) { return {c.arg0.to<T>()}; }
+  TORCH_CORE_HOST_DEVICE T operator()() const { return value; }
 };
 
 // Dropout's output and gradient: x * mask * scale, the iterator (out, x, mask).

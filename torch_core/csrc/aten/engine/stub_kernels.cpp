@@ -1,8 +1,10 @@
 #include "torch_core/aten/engine/stub_kernels.h"
 
+#include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/native/Activation.h>
 #include <ATen/native/BinaryOps.h>
+#include <ATen/native/Fill.h>
 #include <ATen/native/IndexKernel.h>
 #include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/native/Lerp.h>
@@ -205,6 +207,22 @@ void min_kernel(const at::Tensor& values, const at::Tensor& indices, const at::T
   values_and_indices(values, indices, self, dim, keepdim, ReduceOp::kMinValues, ReduceOp::kArgMin);
 }
 
+void fill_kernel(at::TensorIterator& iter, const c10::Scalar& value) {
+  // The engine fills narrow integers through int64: check the value fits the dtype first,
+  // with stock's overflow error.
+  if (c10::isIntegralType(iter.dtype(), /*includeBool=*/false)) {
+    AT_DISPATCH_INTEGRAL_TYPES(iter.dtype(), "fill", [&] { (void)value.to<scalar_t>(); });
+  }
+  run(iter, Op::kFill, iter.dtype(), value);
+}
+
+// flip: stock hands a copy iterator whose input strides are negated along the flipped
+// dimensions.
+void flip_kernel(at::TensorIterator& iter, bool quantized) {
+  TORCH_CHECK_NOT_IMPLEMENTED(!quantized, "flip of a quantized tensor is not supported on ", iter.device_type());
+  run(iter, Op::kIdentity, iter.dtype());
+}
+
 void index_kernel(at::TensorIteratorBase& iter, at::IntArrayRef sizes, at::IntArrayRef strides) {
   run_index(iter, IndexKind::kGather, sizes, strides);
 }
@@ -259,7 +277,7 @@ void fill_stubs(c10::DeviceType t) {
   TORCH_CORE_FILL(sum) TORCH_CORE_FILL(prod) TORCH_CORE_FILL(mean) TORCH_CORE_FILL(max_values)
   TORCH_CORE_FILL(min_values) TORCH_CORE_FILL(argmax) TORCH_CORE_FILL(argmin) TORCH_CORE_FILL(norm)
   TORCH_CORE_FILL(std_var) TORCH_CORE_FILL(max_all) TORCH_CORE_FILL(min_all) TORCH_CORE_FILL(max)
-  TORCH_CORE_FILL(min)
+  TORCH_CORE_FILL(min) TORCH_CORE_FILL(flip) TORCH_CORE_FILL(fill)
 #undef TORCH_CORE_FILL
   // `and` and `or` are C++ operator spellings: no token pasting with them.
   set_slot(native::and_stub, t, &and_kernel);
@@ -273,6 +291,7 @@ void fill_stubs(c10::DeviceType t) {
   set_slot(native::lerp_kernel_tensor_weight, t, &lerp_tensor_kernel);
   fill_random_stubs(t);
   fill_sort_stubs(t);
+  fill_scan_stubs(t);
 }
 
 }  // namespace torch_core::engine

@@ -24,6 +24,8 @@ void fill_stubs(c10::DeviceType device_type);
 void fill_random_stubs(c10::DeviceType device_type);
 // Fills sort_stub (sort_stub_kernels.cpp).
 void fill_sort_stubs(c10::DeviceType device_type);
+// Fills cumsum_stub and cumprod_stub (scan_stub_kernels.cpp).
+void fill_scan_stubs(c10::DeviceType device_type);
 
 // Runs `call` over `iter` on the engine of its device type: what each stub kernel does,
 // and what a kernel that is not behind a stub (composite/activation.cpp's gelu) calls.

@@ -116,4 +116,13 @@ struct IsPosInf {
   }
 };
 
+// A copy through the engine's casting (flip's kernel: the iterator's negative strides do
+// the flipping).
+template <typename T>
+struct Identity {
+  static constexpr bool supported = true;
+  static Identity make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE T operator()(T x) const { return x; }
+};
+
 }  // namespace torch_core::engine

@@ -58,6 +58,14 @@ class CudaKernelEngine final : public torch_core::engine::KernelEngine {
   void sort(const torch_core::engine::SortCall& call, torch_core::StreamHandle stream) override {
     run_sort(call, stream);
   }
+
+  std::size_t scan_scratch_bytes(const torch_core::engine::ScanCall& call) override {
+    return engine::scan_scratch_bytes(call);
+  }
+
+  void scan(const torch_core::engine::ScanCall& call, torch_core::StreamHandle stream) override {
+    run_scan(call, stream);
+  }
 };
 
 }  // namespace

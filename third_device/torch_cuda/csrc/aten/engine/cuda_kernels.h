@@ -8,6 +8,7 @@
 #include "torch_core/aten/engine/index_call.h"
 #include "torch_core/aten/engine/operand_loop.h"
 #include "torch_core/aten/engine/random_call.h"
+#include "torch_core/aten/engine/scan_call.h"
 #include "torch_core/aten/engine/sort_call.h"
 #include "torch_core/aten/engine/reduce_call.h"
 #include "torch_core/runtime/device_runtime.h"
@@ -37,6 +38,10 @@ void run_random(const torch_core::engine::RandomCall& call, const torch_core::en
 // Segmented sort (sort.cu).
 std::size_t sort_scratch_bytes(const torch_core::engine::SortCall& call);
 void run_sort(const torch_core::engine::SortCall& call, torch_core::StreamHandle stream);
+
+// Segmented scan (scan.cu).
+std::size_t scan_scratch_bytes(const torch_core::engine::ScanCall& call);
+void run_scan(const torch_core::engine::ScanCall& call, torch_core::StreamHandle stream);
 
 // Defines reduce_<name> for one reduction (in a .cu file, after cuda_reduce_executor.cuh).
 #define TORCH_CUDA_DEFINE_REDUCE(name)                                                          \
