@@ -8,7 +8,6 @@
 #include <ATen/WrapDimUtils.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/ReduceOps.h>
-#include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 
 #include "torch_core/aten/engine/iterator_loop.h"
@@ -37,11 +36,7 @@ void scan(const at::Tensor& result, const at::Tensor& self, int64_t dim, ScanOp 
   call.output = static_cast<char*>(output.data_ptr());
   KernelEngine& engine = kernel_engine(self.device().type());
   call.scratch_bytes = engine.scan_scratch_bytes(call);
-  at::Tensor scratch;  // freed after the call: the caching allocator orders its reuse
-  if (call.scratch_bytes > 0) {
-    scratch = at::empty({static_cast<int64_t>(call.scratch_bytes)}, input.options().dtype(at::kByte));
-    call.scratch = scratch.data_ptr();
-  }
+  const at::Tensor scratch = engine_scratch(self.device(), call.scratch_bytes, call.scratch);
   engine.scan(call, current_stream(self.device()));
   dim_last(result, dim).copy_(output);
 }

@@ -48,11 +48,7 @@ void sort_kernel(const at::TensorBase& /*self*/, const at::TensorBase& values_ba
   call.segment_offsets = offsets.const_data_ptr<int64_t>();
   KernelEngine& engine = kernel_engine(values.device().type());
   call.scratch_bytes = engine.sort_scratch_bytes(call);
-  at::Tensor scratch;  // freed after the call: the caching allocator orders its reuse
-  if (call.scratch_bytes > 0) {
-    scratch = at::empty({static_cast<int64_t>(call.scratch_bytes)}, keys.options().dtype(at::kByte));
-    call.scratch = scratch.data_ptr();
-  }
+  const at::Tensor scratch = engine_scratch(values.device(), call.scratch_bytes, call.scratch);
   engine.sort(call, current_stream(values.device()));
 
   if (!keys.is_same(values_last)) values_last.copy_(keys);

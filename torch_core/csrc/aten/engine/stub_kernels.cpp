@@ -15,6 +15,7 @@
 #include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/TensorCompare.h>
 #include <ATen/native/UnaryOps.h>
+#include <ATen/ops/empty.h>
 #include <c10/core/Scalar.h>
 #include <c10/util/Exception.h>
 
@@ -244,6 +245,14 @@ void run_index(at::TensorIteratorBase& iter, IndexKind kind, at::IntArrayRef siz
     call.strides[k] = strides[k];
   }
   kernel_engine(iter.device_type()).index(call, describe(iter), current_stream(iter));
+}
+
+at::Tensor engine_scratch(c10::Device device, std::size_t bytes, void*& data) {
+  data = nullptr;
+  if (bytes == 0) return {};
+  at::Tensor scratch = at::empty({static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte).device(device));
+  data = scratch.data_ptr();
+  return scratch;
 }
 
 void run_elementwise(at::TensorIteratorBase& iter, const ElementwiseCall& call) {

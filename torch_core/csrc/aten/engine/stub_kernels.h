@@ -4,6 +4,7 @@
 // on these stubs alone, the list a backend's generated registrations are made from.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 
 #include <ATen/TensorIterator.h>
@@ -26,6 +27,11 @@ void fill_random_stubs(c10::DeviceType device_type);
 void fill_sort_stubs(c10::DeviceType device_type);
 // Fills cumsum_stub and cumprod_stub (scan_stub_kernels.cpp).
 void fill_scan_stubs(c10::DeviceType device_type);
+
+// Device memory of `bytes` on `device` for an engine call's scratch (sort, scan): held by
+// the returned byte tensor (undefined for 0 bytes), which the caller drops after queueing
+// the call; the caching allocator orders its reuse after the call on the same stream.
+at::Tensor engine_scratch(c10::Device device, std::size_t bytes, void*& data);
 
 // Runs `call` over `iter` on the engine of its device type: what each stub kernel does,
 // and what a kernel that is not behind a stub (composite/activation.cpp's gelu) calls.
