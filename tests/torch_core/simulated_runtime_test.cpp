@@ -300,6 +300,29 @@ void test_two_streams_need_an_event() {
   runtime.free(0, buffer);
 }
 
+// Re-recording an event on another stream does not release a wait made on the earlier
+// record: the wait refers to the record that was latest when it was made (as in CUDA).
+void test_rerecorded_event_keeps_earlier_waiters() {
+  SimulatedRuntime runtime(small_config());
+  StreamHandle slow = runtime.create_stream(0, 0);
+  StreamHandle fast = runtime.create_stream(0, 0);
+  StreamHandle waiter = runtime.create_stream(0, 0);
+  EventHandle event = runtime.create_event(0, false);
+  Gate gate;
+  gate.hold(runtime, slow);
+  runtime.record_event(event, slow);         // record 1: pending behind the gate
+  runtime.stream_wait_event(waiter, event);  // waits for record 1
+  runtime.record_event(event, fast);         // record 2: completes at once
+  CHECK_TRUE(eventually([&] { return runtime.query_event(event); }));
+  CHECK_TRUE(stays_false([&] { return runtime.query_stream(waiter); }));
+  gate.open();
+  runtime.synchronize_stream(waiter);
+  runtime.destroy_event(event);
+  runtime.destroy_stream(slow);
+  runtime.destroy_stream(fast);
+  runtime.destroy_stream(waiter);
+}
+
 void test_wait_event_across_devices() {
   SimulatedRuntime runtime(small_config());
   StreamHandle on0 = runtime.create_stream(0, 0);
@@ -600,6 +623,7 @@ int main() {
   cc_check::run("memcpy_round_trip", test_memcpy_round_trip);
   cc_check::run("same_stream_is_ordered", test_same_stream_is_ordered);
   cc_check::run("two_streams_need_an_event", test_two_streams_need_an_event);
+  cc_check::run("rerecorded_event_keeps_earlier_waiters", test_rerecorded_event_keeps_earlier_waiters);
   cc_check::run("wait_event_across_devices", test_wait_event_across_devices);
   cc_check::run("event_timing", test_event_timing);
   cc_check::run("pinned_memory", test_pinned_memory);

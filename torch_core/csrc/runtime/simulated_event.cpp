@@ -15,13 +15,21 @@ std::uint64_t SimulatedEvent::begin_record(const void* stream) {
 void SimulatedEvent::complete(std::uint64_t id) {
   const Clock::time_point now = Clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
-  // Records on different streams can complete out of order; an older one finishing
-  // late must not overwrite a newer one's state or time.
-  if (id > completed_) {
-    completed_ = id;
+  completed_after_.insert(id);
+  while (!completed_after_.empty() && *completed_after_.begin() == completed_through_ + 1) {
+    completed_after_.erase(completed_after_.begin());
+    ++completed_through_;
+  }
+  // An older record finishing late must not overwrite a newer one's time.
+  if (id > timed_) {
+    timed_ = id;
     completed_at_ = now;
   }
   completed_cv_.notify_all();
+}
+
+bool SimulatedEvent::done(std::uint64_t id) const {
+  return id <= completed_through_ || completed_after_.count(id) > 0;
 }
 
 std::uint64_t SimulatedEvent::latest_record() const {
@@ -31,17 +39,17 @@ std::uint64_t SimulatedEvent::latest_record() const {
 
 bool SimulatedEvent::is_complete(std::uint64_t id) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return completed_ >= id;
+  return done(id);
 }
 
 void SimulatedEvent::wait(std::uint64_t id) const {
   std::unique_lock<std::mutex> lock(mutex_);
-  completed_cv_.wait(lock, [&] { return completed_ >= id; });
+  completed_cv_.wait(lock, [&] { return done(id); });
 }
 
 bool SimulatedEvent::pending_on(std::uint64_t id, const void* stream) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return completed_ < id && id == recorded_ && recorded_on_ == stream;
+  return !done(id) && id == recorded_ && recorded_on_ == stream;
 }
 
 SimulatedEvent::Clock::time_point SimulatedEvent::completion_time(const char* role) const {
@@ -55,7 +63,7 @@ SimulatedEvent::Clock::time_point SimulatedEvent::completion_time(const char* ro
     throw RuntimeError(std::string("elapsed_ms: the ") + role +
                        " event was never recorded; record it on a stream first");
   }
-  if (completed_ < recorded_) {
+  if (!done(recorded_)) {
     throw RuntimeError(std::string("elapsed_ms: the ") + role +
                        " event has not completed yet; synchronize it (or its stream) first");
   }

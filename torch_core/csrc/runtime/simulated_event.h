@@ -4,13 +4,16 @@
 // the stream's worker completes the record when it reaches the marker, and takes the
 // time there, so elapsed times measure when the stream really got to each event. As in
 // CUDA, queries and waits refer to the latest record at the time they are made, and an
-// event never recorded counts as complete.
+// event never recorded counts as complete. Records on different streams complete in any
+// order, so each record's completion is kept: a wait for record 1 is not released by
+// record 2 finishing first.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <set>
 
 namespace torch_core {
 
@@ -43,9 +46,13 @@ class SimulatedEvent {
   const bool timing_;
   mutable std::mutex mutex_;
   mutable std::condition_variable completed_cv_;
-  std::uint64_t recorded_ = 0;   // id of the latest record
-  std::uint64_t completed_ = 0;  // id of the latest completed record
-  const void* recorded_on_ = nullptr;  // the stream of the latest record
+  bool done(std::uint64_t id) const;  // callers hold mutex_
+
+  std::uint64_t recorded_ = 0;             // id of the latest record
+  std::uint64_t completed_through_ = 0;    // every record up to this id is complete
+  std::set<std::uint64_t> completed_after_;  // complete records above completed_through_
+  const void* recorded_on_ = nullptr;      // the stream of the latest record
+  std::uint64_t timed_ = 0;                // the newest completed record, and its time
   Clock::time_point completed_at_{};
 };
 
