@@ -70,6 +70,20 @@ class BadInput(unittest.TestCase):
                     call("cuda")
                 self.assertEqual(str(on_cuda.exception), str(on_cpu.exception))
 
+    def test_record_stream_of_another_device_does_not_leak(self) -> None:
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        before = torch.cuda.memory_allocated(0)
+        t = torch.ones(1 << 18, device="cuda:0")
+        other = torch.cuda.Stream(device=1)
+        t.record_stream(other)
+        del t  # its free records an event on device 1's stream
+        torch.cuda.synchronize(1)
+        torch.cuda.synchronize(0)
+        self.assertEqual(torch.cuda.memory_allocated(0), before)
+        torch.cuda.empty_cache()
+        self.assertEqual(torch.cuda.memory_reserved(0), 0)
+
     def test_elapsed_time_of_unrecorded_events(self) -> None:
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)

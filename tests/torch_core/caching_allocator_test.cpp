@@ -202,6 +202,33 @@ void test_split_and_merge() {
   CHECK_EQ(value_of(allocator.stats(0).inactive_split[kLargePool].current), 0);
 }
 
+// A block used on another device's stream: its free-time event is made on that device
+// (recording device 0's event on device 1's stream is an error the runtime refuses), and
+// the block comes back once the stream passes it, with the stats back to zero.
+void test_record_stream_of_another_device() {
+  SimulatedRuntime runtime(device_config(2));
+  CachingAllocator allocator(runtime);
+  StreamHandle stream = runtime.default_stream(0);
+  StreamHandle other = runtime.create_stream(1, 0);
+  Gate gate;
+  gate.hold(runtime, other);
+  void* used = allocator.allocate(0, 1000, stream);
+  allocator.record_stream(used, 1, other);
+  allocator.free(used);  // threw before, after reducing the stats: the block leaked
+  CHECK_EQ(value_of(allocator.stats(0).active[kAggregatePool].current), 1);  // pending
+  void* meanwhile = allocator.allocate(0, 1000, stream);
+  CHECK_TRUE(meanwhile != used);
+  gate.open();
+  runtime.synchronize_stream(other);
+  void* after = allocator.allocate(0, 1000, stream);
+  CHECK_EQ(after, used);
+  allocator.free(after);
+  allocator.free(meanwhile);
+  allocator.empty_cache();
+  CHECK_EQ(allocator.stats(0).reserved_bytes[kAggregatePool].current, 0);
+  runtime.destroy_stream(other);
+}
+
 void test_record_stream() {
   SimulatedRuntime runtime(device_config());
   CachingAllocator allocator(runtime);
@@ -219,8 +246,8 @@ void test_record_stream() {
     (void)sink;
     side_done = true;
   });
-  allocator.record_stream(used, side);
-  allocator.record_stream(used, stream);  // its own stream: nothing to wait for
+  allocator.record_stream(used, 0, side);
+  allocator.record_stream(used, 0, stream);  // its own stream: nothing to wait for
   allocator.free(used);
 
   DeviceStats stats = allocator.stats(0);
@@ -246,7 +273,7 @@ void test_record_stream() {
   CHECK_EQ(stats.active[kAggregatePool].current, 3);
   for (void* ptr : {meanwhile, again, after}) allocator.free(ptr);
   CHECK_EQ(value_of(allocator.stats(0).active[kAggregatePool].current), 0);
-  CHECK_THROWS(allocator.record_stream(used, side), RuntimeError, "not a live allocation");
+  CHECK_THROWS(allocator.record_stream(used, 0, side), RuntimeError, "not a live allocation");
   runtime.destroy_stream(side);
 }
 
@@ -337,7 +364,7 @@ void test_empty_cache_waits_for_events() {
   std::atomic<bool> side_done{false};
   runtime.enqueue(side, [&side_done] { side_done = true; });
   void* ptr = allocator.allocate(0, mib(4), stream);
-  allocator.record_stream(ptr, side);
+  allocator.record_stream(ptr, 0, side);
   allocator.free(ptr);
   std::thread opener([&gate] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -659,7 +686,7 @@ void test_snapshot() {
   void* a = allocator.allocate(0, 1000, stream0);
   void* b = allocator.allocate(0, 3000, stream0);
   void* c = allocator.allocate(0, 2000, stream0);
-  allocator.record_stream(b, side);
+  allocator.record_stream(b, 0, side);
   allocator.free(b);  // pending on the side stream
   allocator.free(c);  // inactive, merged with the remainder
   void* large = allocator.allocate(0, mib(3), stream0);
@@ -753,6 +780,7 @@ int main() {
   cc_check::run("empty_cache_waits_for_events", test_empty_cache_waits_for_events);
   cc_check::run("out_of_memory_retry", test_out_of_memory_retry);
   cc_check::run("out_of_memory_error", test_out_of_memory_error);
+  cc_check::run("record_stream_of_another_device", test_record_stream_of_another_device);
   cc_check::run("memory_fraction", test_memory_fraction);
   cc_check::run("garbage_collection", test_garbage_collection);
   cc_check::run("max_split_size", test_max_split_size);

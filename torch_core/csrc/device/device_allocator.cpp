@@ -129,7 +129,7 @@ bool DeviceCachingAllocator::owns(const c10::DataPtr& ptr) const {
 void DeviceCachingAllocator::recordStream(const c10::DataPtr& ptr, c10::Stream stream) {
   // Memory of other allocators (from_blob, a view of host memory) is not ours to track.
   if (!owns(ptr) || ptr.get() == nullptr) return;
-  core().record_stream(ptr.get(), streams_.handle(stream));
+  core().record_stream(ptr.get(), stream.device_index(), streams_.handle(stream));
 }
 
 void DeviceCachingAllocator::free(void* ptr) { core().free(ptr); }

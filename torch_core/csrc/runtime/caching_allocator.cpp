@@ -66,7 +66,7 @@ void CachingAllocator::free(void* ptr) {
   device_cache(allocation.device).free(allocation.block);
 }
 
-void CachingAllocator::record_stream(void* ptr, StreamHandle stream) {
+void CachingAllocator::record_stream(void* ptr, int stream_device, StreamHandle stream) {
   if (ptr == nullptr) return;
   Shard& owner = shard(ptr);
   // Held across the device call so a concurrent free cannot delete the block meanwhile
@@ -79,7 +79,7 @@ void CachingAllocator::record_stream(void* ptr, StreamHandle stream) {
             << " is not a live allocation of this allocator";
     throw RuntimeError(message.str());
   }
-  device_cache(it->second.device).record_stream(it->second.block, stream);
+  device_cache(it->second.device).record_stream(it->second.block, stream_device, stream);
 }
 
 void CachingAllocator::empty_cache() {

@@ -6,8 +6,9 @@
 //   on (best fit by size); big enough leftovers are split off and merged back on free.
 // - Requests up to 1 MiB share 2 MiB segments (small pool); 1..10 MiB requests share
 //   20 MiB segments; larger ones get segments rounded up to 2 MiB (large pool).
-// - record_stream(ptr, s): the block was used on stream s too. Its free records an event
-//   on s, and the block is reused only after the event completes.
+// - record_stream(ptr, d, s): the block was used on stream s (of device d, which may be
+//   another device) too. Its free records an event on s, made on d, and the block is
+//   reused only after the event completes.
 // - When the runtime is out of memory the allocator frees cached segments and retries,
 //   and raises OutOfMemoryError only when that fails too.
 //
@@ -57,7 +58,7 @@ class CachingAllocator {
   // this allocator did not hand out.
   void free(void* ptr);
   // Marks `ptr` as used on `stream` as well as its allocation stream (see above).
-  void record_stream(void* ptr, StreamHandle stream);
+  void record_stream(void* ptr, int stream_device, StreamHandle stream);
   // Gives every unused cached segment of every device back to the runtime, after
   // waiting for the streams that blocks freed with record_stream were used on.
   void empty_cache();

@@ -13,12 +13,22 @@ namespace caching_allocator_detail {
 
 struct BlockPool;
 
+// A stream a block was used on (record_stream), with the device the stream belongs to:
+// the free-time event is made on that device, as stock's allocator does.
+struct StreamUse {
+  StreamHandle stream;
+  int device;
+  bool operator<(const StreamUse& other) const {
+    return stream != other.stream ? stream < other.stream : device < other.device;
+  }
+};
+
 struct Block {
   Block(StreamHandle on_stream, std::size_t bytes, BlockPool* owner, void* address)
       : stream(on_stream), size(bytes), pool(owner), ptr(address) {}
 
   StreamHandle stream;               // the stream it was allocated on; reused only there
-  std::set<StreamHandle> stream_uses;  // other streams it was used on (record_stream)
+  std::set<StreamUse> stream_uses;   // other streams it was used on (record_stream)
   std::size_t size;
   std::size_t requested_size = 0;    // the caller's size while allocated
   BlockPool* pool;

@@ -169,10 +169,10 @@ void DeviceCache::free(Block* block) {
   }
 }
 
-void DeviceCache::record_stream(Block* block, StreamHandle stream) {
+void DeviceCache::record_stream(Block* block, int stream_device, StreamHandle stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   // Work on the allocation stream is ordered with reuse already.
-  if (stream != block->stream) block->stream_uses.insert(stream);
+  if (stream != block->stream) block->stream_uses.insert({stream, stream_device});
 }
 
 // Returns a freed block (no events outstanding) to its pool, merged with free neighbours.
@@ -230,30 +230,41 @@ std::size_t DeviceCache::try_merge(Block* dst, Block* src) {
 // --- Stream events -------------------------------------------------------------------
 
 void DeviceCache::record_events(Block* block) {
-  for (StreamHandle stream : block->stream_uses) {
+  for (const StreamUse& use : block->stream_uses) {
+    // An event is recorded on a stream of its own device: a stream of another device
+    // gets an event made there.
+    const bool foreign = use.device != device_;
     EventHandle event = nullptr;
-    if (spare_events_.empty()) {
-      event = runtime_.create_event(device_, /*enable_timing=*/false);
+    if (foreign || spare_events_.empty()) {
+      event = runtime_.create_event(use.device, /*enable_timing=*/false);
     } else {
       event = spare_events_.back();
       spare_events_.pop_back();
     }
-    runtime_.record_event(event, stream);
+    runtime_.record_event(event, use.stream);
     ++block->event_count;
-    pending_[stream].emplace_back(event, block);
+    pending_[use.stream].push_back({event, block, foreign});
   }
   block->stream_uses.clear();
+}
+
+void DeviceCache::retire(const PendingEvent& pending) {
+  if (pending.foreign) {
+    runtime_.destroy_event(pending.event);
+  } else {
+    spare_events_.push_back(pending.event);
+  }
+  if (--pending.block->event_count == 0) cache(pending.block);
 }
 
 void DeviceCache::process_events() {
   for (auto it = pending_.begin(); it != pending_.end();) {
     auto& queue = it->second;
     while (!queue.empty()) {
-      const auto [event, block] = queue.front();
-      if (!runtime_.query_event(event)) break;  // later ones on this stream are later still
+      const PendingEvent pending = queue.front();
+      if (!runtime_.query_event(pending.event)) break;  // later ones on this stream are later still
       queue.pop_front();
-      spare_events_.push_back(event);
-      if (--block->event_count == 0) cache(block);
+      retire(pending);
     }
     it = queue.empty() ? pending_.erase(it) : std::next(it);
   }
@@ -263,10 +274,9 @@ void DeviceCache::synchronize_and_free_events() {
   ++stats_.num_sync_all_streams;
   for (auto& [stream, queue] : pending_) {
     (void)stream;
-    for (const auto& [event, block] : queue) {
-      runtime_.synchronize_event(event);
-      spare_events_.push_back(event);
-      if (--block->event_count == 0) cache(block);
+    for (const PendingEvent& pending : queue) {
+      runtime_.synchronize_event(pending.event);
+      retire(pending);
     }
   }
   pending_.clear();

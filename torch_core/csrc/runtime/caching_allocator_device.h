@@ -32,7 +32,7 @@ class DeviceCache {
   // A block of at least `size` bytes usable on `stream`; throws OutOfMemoryError.
   Block* malloc(std::size_t size, StreamHandle stream);
   void free(Block* block);
-  void record_stream(Block* block, StreamHandle stream);
+  void record_stream(Block* block, int stream_device, StreamHandle stream);
   // Waits for pending events, then gives every unsplit cached segment back.
   void empty_cache();
   DeviceStats stats();
@@ -90,8 +90,17 @@ class DeviceCache {
   BlockPool large_blocks_{false};
   BlockPool small_blocks_{true};
   std::unordered_set<Block*> active_blocks_;  // allocated, or freed awaiting events
+  // A free-time event and the block it holds back; `foreign` events were made on another
+  // device (the stream's) and are destroyed after use instead of kept as spares.
+  struct PendingEvent {
+    EventHandle event;
+    Block* block;
+    bool foreign;
+  };
+  void retire(const PendingEvent& pending);
+
   // Per stream, in record order, so the first not-yet-complete event ends the scan.
-  std::unordered_map<StreamHandle, std::deque<std::pair<EventHandle, Block*>>> pending_;
+  std::unordered_map<StreamHandle, std::deque<PendingEvent>> pending_;
   std::vector<EventHandle> spare_events_;
   std::size_t reserved_ = 0;
   std::size_t capacity_ = 0;         // looked up on first need
