@@ -172,6 +172,7 @@ torch_core_engine_sources = [
     "csrc/aten/engine/kernel_engine.cpp",
     "csrc/aten/engine/random_stub_kernels.cpp",
     "csrc/aten/engine/scan_stub_kernels.cpp",
+    "csrc/aten/engine/scatter_gather_stub_kernels.cpp",
     "csrc/aten/engine/sort_stub_kernels.cpp",
     "csrc/aten/engine/stub_kernels.cpp",
 ]

@@ -355,6 +355,29 @@ class OpLayer(unittest.TestCase):
         filled = torch.zeros(3, device=DEVICE).fill_(torch.tensor(5.0, device=DEVICE))
         self.assertEqual(filled.cpu().tolist(), [5.0] * 3)
 
+    def test_gather_scatter_and_scatter_add(self) -> None:
+        for dtype in (torch.float32, torch.float64, torch.float16, torch.int64, torch.int32,
+                      torch.uint8, torch.bool):
+            x = sample((4, 5, 3), dtype)
+            for dim in (0, 1, -1):
+                index = torch.randint(0, x.shape[dim], (3, 4, 2))
+                with self.subTest(dtype=dtype, dim=dim):
+                    self.check(lambda t, i, d=dim: torch.gather(t, d, i), x, index)
+                    self.check(lambda t, i, d=dim: t.clone().scatter_(d, i, 2), x, index)
+                    if dtype not in (torch.bool, torch.uint8):
+                        src = sample((3, 4, 2), dtype)
+                        self.check(lambda t, i, s, d=dim: t.clone().scatter_add_(d, i, s), x, index,
+                                   src, **tolerance(dtype))
+        # scatter with distinct positions (duplicates leave the winner unspecified).
+        x = torch.randn(3, 4)
+        self.check(lambda t, i: t.scatter(0, i, t[:1] * 10), x, torch.tensor([[0, 1, 2, 0]]))
+        self.check(lambda t, i: torch.gather(t, 0, i), torch.tensor(3.0), torch.tensor(0))
+        self.check(lambda t, i: torch.gather(t, 0, i), x, torch.tensor([[1]], dtype=torch.int32))
+        # An index out of range (negative ones too) fails, at the next synchronisation.
+        for bad in (5, -1):
+            with self.assertRaisesRegex(RuntimeError, f"index {bad} is out of bounds"):
+                torch.gather(x.to(DEVICE), 0, torch.tensor([[bad]], device=DEVICE)).cpu()
+
     def test_nonzero_masked_select_and_boolean_indexing(self) -> None:
         x = torch.randn(4, 5, 3)
         x[x < 0.3] = 0

@@ -1,4 +1,5 @@
-// One advanced-indexing kernel call (index_stub, index_put_stub) as a kernel engine
+// One advanced-indexing kernel call (index_stub, index_put_stub, and gather/scatter's
+// stubs, whose iterators have the same shape with one index tensor) as a kernel engine
 // receives it. The iterator has been built by stock ATen: for a gather (x[i, j]) its
 // operands are the output, the source restrided with stride 0 along the indexed
 // dimensions, and the index tensors; for a put (x[i, j] = v) the restrided destination,
@@ -21,6 +22,8 @@ struct IndexCall {
   // Plain arrays: the struct is a GPU kernel's argument.
   int64_t sizes[kMaxIndices] = {};
   int64_t strides[kMaxIndices] = {};  // bytes
+  // Advanced indexing wraps a negative index once; gather and scatter refuse it.
+  bool wrap_negative = true;
 };
 
 }  // namespace torch_core::engine

@@ -20,7 +20,7 @@ TORCH_CORE_HOST_DEVICE inline int64_t load_index(c10::ScalarType dtype, const ch
 }
 
 // Sums index_k * strides[k]; false (and `bad`, `bad_size` set) for an index outside
-// [-size, size).
+// [-size, size), or outside [0, size) when the call does not wrap negative indices.
 template <typename Pointers>
 TORCH_CORE_HOST_DEVICE bool index_offset(const IndexCall& call, const c10::ScalarType* dtypes, const Pointers& p,
                                          int64_t& offset, int64_t& bad, int64_t& bad_size) {
@@ -28,7 +28,7 @@ TORCH_CORE_HOST_DEVICE bool index_offset(const IndexCall& call, const c10::Scala
   for (int k = 0; k < call.nindices; ++k) {
     int64_t index = load_index(dtypes[2 + k], p[2 + k]);
     const int64_t size = call.sizes[k];
-    if (index < -size || index >= size) {
+    if (index < (call.wrap_negative ? -size : 0) || index >= size) {
       bad = index;
       bad_size = size;
       return false;

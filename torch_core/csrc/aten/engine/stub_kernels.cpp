@@ -233,12 +233,14 @@ void index_put_kernel(at::TensorIterator& iter, at::IntArrayRef sizes, at::IntAr
 
 }  // namespace
 
-void run_index(at::TensorIteratorBase& iter, IndexKind kind, at::IntArrayRef sizes, at::IntArrayRef strides) {
+void run_index(at::TensorIteratorBase& iter, IndexKind kind, at::IntArrayRef sizes, at::IntArrayRef strides,
+               bool wrap_negative) {
   TORCH_CHECK(sizes.size() <= static_cast<std::size_t>(kMaxIndices), "torch_core's index kernels take at most ",
               kMaxIndices, " index tensors, got ", sizes.size());
   if (iter.numel() == 0) return;
   IndexCall call;
   call.kind = kind;
+  call.wrap_negative = wrap_negative;
   call.nindices = static_cast<int>(sizes.size());
   for (int k = 0; k < call.nindices; ++k) {
     call.sizes[k] = sizes[k];
@@ -301,6 +303,7 @@ void fill_stubs(c10::DeviceType t) {
   fill_random_stubs(t);
   fill_sort_stubs(t);
   fill_scan_stubs(t);
+  fill_scatter_gather_stubs(t);
 }
 
 }  // namespace torch_core::engine

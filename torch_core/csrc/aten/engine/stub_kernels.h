@@ -27,6 +27,9 @@ void fill_random_stubs(c10::DeviceType device_type);
 void fill_sort_stubs(c10::DeviceType device_type);
 // Fills cumsum_stub and cumprod_stub (scan_stub_kernels.cpp).
 void fill_scan_stubs(c10::DeviceType device_type);
+// Fills gather_stub, scatter_stub, scatter_fill_stub and scatter_add_stub
+// (scatter_gather_stub_kernels.cpp).
+void fill_scatter_gather_stubs(c10::DeviceType device_type);
 
 // Device memory of `bytes` on `device` for an engine call's scratch (sort, scan): held by
 // the returned byte tensor (undefined for 0 bytes), which the caller drops after queueing
@@ -39,7 +42,8 @@ at::Tensor engine_scratch(c10::Device device, std::size_t bytes, void*& data);
 void run_elementwise(at::TensorIteratorBase& iter, const ElementwiseCall& call);
 
 // Runs an advanced-indexing kernel: `sizes` and byte `strides` of the indexed dimensions.
-void run_index(at::TensorIteratorBase& iter, IndexKind kind, at::IntArrayRef sizes, at::IntArrayRef strides);
+void run_index(at::TensorIteratorBase& iter, IndexKind kind, at::IntArrayRef sizes, at::IntArrayRef strides,
+               bool wrap_negative = true);
 
 // index_put_with_sort_stub's kernel (index_put_accumulate.cpp).
 void index_put_with_sort_kernel(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices,
