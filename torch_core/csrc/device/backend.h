@@ -63,8 +63,8 @@ class Backend {
   // cannot be created warns once with its reason, as stock's c10::cuda::device_count
   // ("CUDA initialization: ..."), so is_available() is not quietly False.
   int device_count() noexcept;
-  // `device` checked against device_count() (IndexError naming the valid range); -1 is
-  // the current device.
+  // `device` checked against device_count() (torch.AcceleratorError "invalid device
+  // ordinal" naming the valid range, invalid_device.h); -1 is the current device.
   c10::DeviceIndex checked_index(c10::DeviceIndex device);
   c10::DeviceIndex current_device();
 
