@@ -189,6 +189,7 @@ torch_core_composite_headers = [
 torch_core_composite_sources = [
     "csrc/aten/composite/activation.cpp",
     "csrc/aten/composite/amp.cpp",
+    "csrc/aten/composite/assert_async.cpp",
     "csrc/aten/composite/dropout.cpp",
     "csrc/aten/composite/equal.cpp",
     "csrc/aten/composite/fused_optimizers.cpp",

@@ -423,6 +423,29 @@ class OpLayer(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "bernoulli_ expects p to be in \\[0, 1\\]"):
             torch.empty(3, device=DEVICE).bernoulli_(1.5)
 
+    def test_multinomial_aminmax_and_assert_async(self) -> None:
+        probs = torch.tensor([[0.1, 0.0, 0.6, 0.3], [0.0, 0.0, 1.0, 0.0]], device=DEVICE)
+        drawn = torch.multinomial(probs, 20000, replacement=True).cpu()
+        for category, p in enumerate([0.1, 0.0, 0.6, 0.3]):
+            self.assertAlmostEqual((drawn[0] == category).float().mean().item(), p, delta=0.02)
+        self.assertEqual(drawn[1].unique().tolist(), [2])  # zero-probability never drawn
+        without = torch.multinomial(probs[:1], 3).cpu()[0].tolist()
+        self.assertEqual(len(set(without)), 3)
+        self.assertNotIn(1, without)
+        torch.manual_seed(3)
+        first = torch.multinomial(probs, 5, True).cpu()
+        torch.manual_seed(3)
+        self.assertTrue(torch.equal(first, torch.multinomial(probs, 5, True).cpu()))
+        with self.assertRaisesRegex(RuntimeError, "invalid multinomial distribution"):
+            torch.multinomial(torch.zeros(2, device=DEVICE), 1)
+        x = torch.randn(3, 4)
+        self.check(lambda t: tuple(torch.aminmax(t)), x)
+        self.check(lambda t: tuple(torch.aminmax(t, dim=1, keepdim=True)), x)
+        self.check(lambda t: tuple(torch.aminmax(t, dim=0)), x)
+        torch._assert_async(torch.tensor(1, device=DEVICE))
+        with self.assertRaisesRegex(RuntimeError, "the assertion's message"):
+            torch._assert_async(torch.tensor(0, device=DEVICE), "the assertion's message")
+
     def test_dropout_forward_and_backward(self) -> None:
         x = torch.randn(200, 100, device=DEVICE, requires_grad=True)
         out, mask = torch.native_dropout(x, 0.3, True)

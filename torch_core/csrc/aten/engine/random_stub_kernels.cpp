@@ -11,6 +11,7 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/UnaryOps.h>
+#include <ATen/ops/empty.h>
 #include <c10/util/Exception.h>
 
 #include "torch_core/aten/engine/iterator_loop.h"
@@ -125,6 +126,24 @@ void random_kernel(at::TensorIteratorBase& iter, Generator gen) {
   random_from_to_kernel(iter, default_range(iter.dtype()), 0, gen);
 }
 
+// multinomial with replacement (stock's operator checks the distribution and handles the
+// other cases with exponential_ and topk): per row, the normalised cumulative
+// distribution and n_sample uniforms from the device generator; a sample is the number of
+// cumulative probabilities at or below its uniform (an inverse-CDF lookup as one
+// comparison and one sum, so zero-probability categories are never drawn).
+void multinomial_with_replacement_kernel(at::Tensor& result, const at::Tensor& self, int64_t n_sample,
+                                         Generator gen) {
+  const at::Tensor rows = self.dim() == 1 ? self.unsqueeze(0) : self;
+  const at::Tensor probs = rows.to(self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat);
+  at::Tensor cdf = probs.cumsum(-1);
+  cdf = cdf.div(cdf.narrow(-1, cdf.size(-1) - 1, 1));
+  at::Tensor uniforms = at::empty({rows.size(0), n_sample}, probs.options());
+  uniforms.uniform_(0, 1, gen);
+  at::Tensor samples = uniforms.unsqueeze(-1).ge(cdf.unsqueeze(-2)).sum(-1);
+  samples.clamp_max_(rows.size(-1) - 1);  // rounding of the last cumulative value
+  result.copy_(self.dim() == 1 ? samples.squeeze(0) : samples);
+}
+
 }  // namespace
 
 void fill_random_stubs(c10::DeviceType t) {
@@ -140,6 +159,7 @@ void fill_random_stubs(c10::DeviceType t) {
   set_slot(native::random_from_to_stub, t, &random_from_to_kernel);
   set_slot(native::random_full_64_bits_range_stub, t, &random_full_64_bits_range_kernel);
   set_slot(native::random_stub, t, &random_kernel);
+  set_slot(native::multinomial_with_replacement_stub, t, &multinomial_with_replacement_kernel);
 }
 
 }  // namespace torch_core::engine

@@ -217,6 +217,22 @@ void fill_kernel(at::TensorIterator& iter, const c10::Scalar& value) {
   run(iter, Op::kFill, iter.dtype(), value);
 }
 
+// aminmax: the minimum and the maximum as two reductions into the outputs the meta
+// function sized (all elements: keepdim when the outputs kept self's rank).
+void aminmax_kernel(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& min, at::Tensor& max) {
+  auto min_iter = at::meta::make_reduction(self, min, at::IntArrayRef(dim), keepdim, self.scalar_type());
+  reduce(min_iter, ReduceOp::kMinValues, self.scalar_type());
+  auto max_iter = at::meta::make_reduction(self, max, at::IntArrayRef(dim), keepdim, self.scalar_type());
+  reduce(max_iter, ReduceOp::kMaxValues, self.scalar_type());
+}
+void aminmax_allreduce_kernel(const at::Tensor& self, at::Tensor& min, at::Tensor& max) {
+  const bool keepdim = self.dim() > 0 && min.dim() == self.dim();
+  auto min_iter = at::meta::make_reduction(self, min, std::nullopt, keepdim, self.scalar_type());
+  reduce(min_iter, ReduceOp::kMinValues, self.scalar_type());
+  auto max_iter = at::meta::make_reduction(self, max, std::nullopt, keepdim, self.scalar_type());
+  reduce(max_iter, ReduceOp::kMaxValues, self.scalar_type());
+}
+
 // flip: stock hands a copy iterator whose input strides are negated along the flipped
 // dimensions.
 void flip_kernel(at::TensorIterator& iter, bool quantized) {
@@ -288,7 +304,8 @@ void fill_stubs(c10::DeviceType t) {
   TORCH_CORE_FILL(sum) TORCH_CORE_FILL(prod) TORCH_CORE_FILL(mean) TORCH_CORE_FILL(max_values)
   TORCH_CORE_FILL(min_values) TORCH_CORE_FILL(argmax) TORCH_CORE_FILL(argmin) TORCH_CORE_FILL(norm)
   TORCH_CORE_FILL(std_var) TORCH_CORE_FILL(max_all) TORCH_CORE_FILL(min_all) TORCH_CORE_FILL(max)
-  TORCH_CORE_FILL(min) TORCH_CORE_FILL(flip) TORCH_CORE_FILL(fill)
+  TORCH_CORE_FILL(min) TORCH_CORE_FILL(flip) TORCH_CORE_FILL(fill) TORCH_CORE_FILL(aminmax)
+  TORCH_CORE_FILL(aminmax_allreduce)
 #undef TORCH_CORE_FILL
   // `and` and `or` are C++ operator spellings: no token pasting with them.
   set_slot(native::and_stub, t, &and_kernel);
