@@ -2,7 +2,8 @@
 // random_, exponential_, ...) check their arguments and call these with a TensorIterator
 // (or the tensor) to fill. Each call reserves its draws from the device's Philox generator
 // (or the one passed), so manual_seed and get/set_rng_state replay it, and hands the
-// engine one RandomCall.
+// engine one RandomCall. multinomial's sampling with replacement is composed of engine
+// operators over uniform_ (at the end).
 #include <cstdint>
 #include <mutex>
 #include <optional>
