@@ -19,8 +19,6 @@ namespace torch_core::engine {
 
 namespace {
 
-at::Tensor dim_last(const at::Tensor& t, int64_t dim) { return t.dim() == 0 ? t.view({1}) : t.movedim(dim, -1); }
-
 void scan(const at::Tensor& result, const at::Tensor& self, int64_t dim, ScanOp op) {
   if (self.numel() == 0) return;
   dim = at::maybe_wrap_dim(dim, self.dim());

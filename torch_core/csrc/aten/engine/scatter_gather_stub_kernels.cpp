@@ -2,7 +2,7 @@
 // gather/scatter (their meta functions check dtypes and shapes) call these; the kernels
 // build stock's CUDA iterator (ScatterGatherKernel.cu): destination, source and index
 // over the index's shape, the indexed side restrided with stride 0 along `dim`, and run
-// it as a one-index advanced-indexing call. Indices are not wrapped: a negative one is
+// it as a one-index advanced-indexing call, with stock's own restriding helpers. Indices are not wrapped: a negative one is
 // out of bounds, as in stock's kernels.
 #include <cstdint>
 #include <vector>
@@ -10,6 +10,7 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/ops/scalar_tensor.h>
 
@@ -20,18 +21,12 @@ namespace torch_core::engine {
 
 namespace {
 
-// Sizes and strides of a 0-dim tensor as one element (stock's ensure_nonempty_*).
-std::vector<int64_t> nonempty(at::IntArrayRef values) {
-  return values.empty() ? std::vector<int64_t>{1} : values.vec();
-}
-int64_t nonempty_size(const at::Tensor& t, int64_t dim) { return t.dim() == 0 ? 1 : t.size(dim); }
-int64_t nonempty_stride(const at::Tensor& t, int64_t dim) { return t.dim() == 0 ? 1 : t.stride(dim); }
-
-at::Tensor restride_dim(const at::Tensor& t, int64_t dim, at::IntArrayRef shape) {
-  std::vector<int64_t> strides = nonempty(t.strides());
-  strides[dim] = 0;
-  return t.as_strided(shape, strides);
-}
+// Stock's helpers (ReduceOpsUtils.h, which brings NonEmptyUtils.h: that header has no
+// include guard of its own).
+using at::native::ensure_nonempty_size;
+using at::native::ensure_nonempty_stride;
+using at::native::ensure_nonempty_vec;
+using at::native::restride_dim;
 
 // `scatter_like`: `self` is indexed (written at index positions, from src); otherwise
 // `src` is (read at index positions into self).
@@ -39,13 +34,13 @@ void scatter_gather(const at::Tensor& self, int64_t dim, const at::Tensor& index
                     bool scatter_like, IndexKind kind) {
   if (index.numel() == 0) return;
   dim = at::maybe_wrap_dim(dim, self.dim());
-  const std::vector<int64_t> shape = nonempty(index.sizes());
+  const std::vector<int64_t> shape = ensure_nonempty_vec(index.sizes().vec());
   const at::Tensor self_restrided =
-      scatter_like ? restride_dim(self, dim, shape) : self.as_strided(shape, nonempty(self.strides()));
+      scatter_like ? restride_dim(self, dim, shape) : self.as_strided(shape, ensure_nonempty_vec(self.strides().vec()));
   const at::Tensor src_restrided =
       !scatter_like ? restride_dim(src, dim, shape)
       : src.dim() == 0 ? src  // a scalar value (scatter_fill): broadcast
-                       : src.as_strided(shape, nonempty(src.strides()));
+                       : src.as_strided(shape, ensure_nonempty_vec(src.strides().vec()));
   auto iter = at::TensorIteratorConfig()
                   .set_check_mem_overlap(false)
                   .check_all_same_dtype(false)
@@ -55,8 +50,8 @@ void scatter_gather(const at::Tensor& self, int64_t dim, const at::Tensor& index
                   .add_const_input(index)
                   .build();
   const at::Tensor& indexed = scatter_like ? self : src;
-  const int64_t size = nonempty_size(indexed, dim);
-  const int64_t stride = nonempty_stride(indexed, dim) * static_cast<int64_t>(indexed.element_size());
+  const int64_t size = ensure_nonempty_size(indexed, dim);
+  const int64_t stride = ensure_nonempty_stride(indexed, dim) * static_cast<int64_t>(indexed.element_size());
   run_index(iter, kind, {size}, {stride}, /*wrap_negative=*/false);
 }
 

@@ -28,7 +28,7 @@ void sort_kernel(const at::TensorBase& /*self*/, const at::TensorBase& values_ba
   const at::Tensor indices(indices_base);
   if (values.numel() == 0) return;
   dim = at::maybe_wrap_dim(dim, values.dim());
-  const at::Tensor values_last = values.dim() == 0 ? values.view({1}) : values.movedim(dim, -1);
+  const at::Tensor values_last = dim_last(values, dim);
   const at::Tensor keys = values_last.contiguous();
   const int64_t segment_size = keys.size(-1);
   TORCH_CHECK(segment_size <= std::numeric_limits<int32_t>::max(), "sort: a dimension of ", segment_size,
@@ -52,7 +52,7 @@ void sort_kernel(const at::TensorBase& /*self*/, const at::TensorBase& values_ba
   engine.sort(call, current_stream(values.device()));
 
   if (!keys.is_same(values_last)) values_last.copy_(keys);
-  (indices.dim() == 0 ? indices.view({1}) : indices.movedim(dim, -1)).copy_(order);
+  dim_last(indices, dim).copy_(order);
 }
 
 }  // namespace

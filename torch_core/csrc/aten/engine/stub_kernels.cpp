@@ -265,6 +265,8 @@ void run_index(at::TensorIteratorBase& iter, IndexKind kind, at::IntArrayRef siz
   kernel_engine(iter.device_type()).index(call, describe(iter), current_stream(iter));
 }
 
+at::Tensor dim_last(const at::Tensor& t, int64_t dim) { return t.dim() == 0 ? t.view({1}) : t.movedim(dim, -1); }
+
 at::Tensor engine_scratch(c10::Device device, std::size_t bytes, void*& data) {
   data = nullptr;
   if (bytes == 0) return {};

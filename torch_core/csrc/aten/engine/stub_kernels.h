@@ -36,6 +36,10 @@ void fill_scatter_gather_stubs(c10::DeviceType device_type);
 // the call; the caching allocator orders its reuse after the call on the same stream.
 at::Tensor engine_scratch(c10::Device device, std::size_t bytes, void*& data);
 
+// `t` with `dim` moved last (a 0-dim tensor as one element): how the sort and scan
+// kernels gather a dimension into segments, and write their results back.
+at::Tensor dim_last(const at::Tensor& t, int64_t dim);
+
 // Runs `call` over `iter` on the engine of its device type: what each stub kernel does,
 // and what a kernel that is not behind a stub (composite/activation.cpp's gelu) calls.
 // (A library outside libtorch cannot call a DispatchStub: its dispatch is not exported.)

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <tuple>
 #include <utility>
@@ -66,6 +67,13 @@ inline KernelParams make_kernel_params(const OperandLoop& operands) {
     for (int b = 0; b < 16; ++b) params.scalar_bytes[i][b] = operands.scalar_bytes[i][b];
   }
   return params;
+}
+
+// `bytes` rounded up so the next piece of an engine call's scratch starts aligned (CUB's
+// temporary storage, and buffers of any element type).
+inline std::size_t aligned_scratch(std::size_t bytes) {
+  constexpr std::size_t kAlignment = 256;
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
 
 // Blocks of kThreads for a grid-stride loop over n elements.

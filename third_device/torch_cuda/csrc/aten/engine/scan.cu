@@ -21,11 +21,8 @@ namespace {
 using torch_core::engine::ScanCall;
 using torch_core::engine::ScanOp;
 
-constexpr std::size_t kAlignment = 256;
-
 std::size_t keys_bytes(const ScanCall& call) {
-  const std::size_t bytes = sizeof(std::int64_t) * call.segments * call.segment_size;
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  return aligned_scratch(sizeof(std::int64_t) * call.segments * call.segment_size);
 }
 
 __global__ void segment_keys_kernel(std::int64_t* keys, std::int64_t n, std::int64_t segment_size) {

@@ -25,18 +25,14 @@ namespace {
 
 using torch_core::engine::SortCall;
 
-constexpr std::size_t kAlignment = 256;
-
-std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
-
 // Scratch: the canonical keys, the positions, then CUB's temporary storage.
 template <typename K>
 struct ScratchLayout {
   std::size_t keys_bytes;
   std::size_t positions_bytes;
   explicit ScratchLayout(const SortCall& call)
-      : keys_bytes(aligned(sizeof(K) * call.segments * call.segment_size)),
-        positions_bytes(aligned(sizeof(std::int64_t) * call.segments * call.segment_size)) {}
+      : keys_bytes(aligned_scratch(sizeof(K) * call.segments * call.segment_size)),
+        positions_bytes(aligned_scratch(sizeof(std::int64_t) * call.segments * call.segment_size)) {}
   std::size_t cub_offset() const { return keys_bytes + positions_bytes; }
 };
 
