@@ -1,25 +1,32 @@
-"""OpInfo conformance of the sim device: every op in torch's op_db, run on "sim" and on the CPU.
+"""OpInfo conformance of a backend: every op in torch's op_db, run on its device and the CPU.
+
+The device is "sim" (torch_sim, PrivateUse1) or "cuda" (the simulated torch_cuda on the
+CUDA key): --device, or CONFORMANCE_DEVICE in the environment.
 
 For each OpInfo of `torch.testing._internal.common_methods_invocations.op_db` (the pinned
 torch's), the first --samples sample inputs for float32, and for one integer dtype the op
-supports (int64 first), are generated on the CPU, run there, moved to the device (tensors,
-and a `device=` argument for factory functions), run on the device, and the outputs
-(tensors, nested tuples/lists, scalars) moved back and compared with
-torch.testing.assert_close: its default tolerances for the dtype, or the OpInfo's own
+supports on both the CPU and the device (int64 first), are generated on the CPU, run there,
+moved to the device (tensors, and a `device=` argument for factory functions), run on the
+device, and the outputs (tensors, nested tuples/lists, scalars) moved back and compared
+with torch.testing.assert_close: its default tolerances for the dtype, or the OpInfo's own
 toleranceOverride for TestCommon.test_compare_cpu (the upstream test of the same thing)
 where it gives one. `output_process_fn_grad` is applied to both sides first, as
 test_compare_cpu does (SVD-like ops have several valid answers). An op whose CPU outputs
 depend on the seed (random ops), or that returns uninitialised memory (empty*), is compared
 by shape and dtype only.
 
+Each OpInfo's error_inputs are also run on the device, as upstream's TestCommon.test_errors
+does (unless the OpInfo skips that test there): each must raise the stock error type with
+a message matching its regex.
+
 Each op is classified
   agree   every sample ran on the device and matched the CPU
   differ  a sample ran but gave other values (or shapes/dtypes/devices): wrong results
-  error   a sample raised on the device (the sim cannot run it yet): the first line
+  error   a sample raised on the device (the backend cannot run it yet): the first line
   crash   the process died (a signal) or hung while running the op
   n/a     no sample could be run: no supported dtype, or the CPU itself raised on each
 and as native (no call reached the CPU fallback) or fallback (the aten ops that did, from
-torch.sim's per-op fallback counters).
+the backend's per-op fallback counters).
 
 Ops run in a worker process, one after another; if it dies the op it was running is
 reported as a crash and a new worker takes the rest, so one segfault hides nothing.
@@ -29,13 +36,14 @@ $TEST_UNDECLARED_OUTPUTS_DIR and fails on: an op not attempted, or a crash or "d
 not listed in known_differences.txt (or listed but now agreeing: remove it then).
 Errors are reported and allowed. Outside Bazel:
     python3 tests/conformance/op_conformance.py --out FILE [--samples N] [--ops NAME ...]
-with torch and torch_sim importable (PYTHONPATH).
+with torch and torch_sim (or torch_cuda) importable (PYTHONPATH).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import os
 import selectors
@@ -46,10 +54,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-DEVICE = "sim"
+DEVICES = ("sim", "cuda")
 DEFAULT_SAMPLES = 3
 OP_TIMEOUT_S = 120.0
 KNOWN_DIFFERENCES = Path(__file__).with_name("known_differences.txt")
+# The device under test; --device sets it in the parent, which passes it to its workers.
+DEVICE = os.environ.get("CONFORMANCE_DEVICE", "sim")
 CLASSES = ("agree", "differ", "error", "crash", "n/a")
 # Ops whose values are uninitialised memory on any device: compared by shape and dtype
 # only (upstream's test_compare_cpu skips them as "not comparable").
@@ -178,19 +188,95 @@ def _same(a: object, b: object) -> bool:
         return False
 
 
+def _stock_skips_errors_test(op: object) -> bool:
+    """Whether the OpInfo marks upstream's TestCommon.test_errors skipped or failing here."""
+    from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    tolerances = (precisionOverride, toleranceOverride)
+    for info in getattr(op, "decorators", ()) or ():
+        if (isinstance(info, DecorateInfo)
+                and info.is_active("TestCommon", "test_errors", DEVICE, None, {})
+                and not all(isinstance(d, tolerances) for d in info.decorators)):
+            return True
+    return False
+
+
+def check_error_inputs(op: object) -> tuple[int, int, str]:
+    """Runs the OpInfo's error_inputs on the device as upstream's test_errors does.
+
+    Returns (inputs that raised the expected type and message, inputs, the first mismatch).
+    """
+    import re
+
+    if op.error_inputs_func is None or _stock_skips_errors_test(op):
+        return 0, 0, ""
+    passed, total, first = 0, 0, ""
+    try:
+        error_inputs = list(op.error_inputs(DEVICE))
+    except Exception as error:
+        return 0, 1, "error_inputs: " + _first_line(error)
+    for error_input in error_inputs:
+        sample = error_input.sample_input
+        total += 1
+        try:
+            out = op(sample.input, *sample.args, **sample.kwargs)
+            _backend().synchronize()
+            # test_errors asserts the result is not NotImplemented: that fails it too.
+            raised = AssertionError("returned NotImplemented") if out is NotImplemented else None
+        except Exception as error:
+            raised = error
+        if (isinstance(raised, error_input.error_type)
+                and re.search(error_input.error_regex, str(raised))):
+            passed += 1
+        elif not first:
+            expected = f"{error_input.error_type.__name__} /{error_input.error_regex}/"
+            got = "nothing" if raised is None else _first_line(raised)
+            first = f"error input {total - 1}: expected {expected}, raised {got}"[:300]
+    return passed, total, first
+
+
+class _Backend:
+    """What the harness needs of the backend under test: its fallback counters and a sync."""
+
+    def __init__(self, fallback: object, synchronize: Callable[[], None]):
+        self.synchronize = synchronize
+        self.set_fallback_policy = fallback.set_fallback_policy
+        self.reset_fallback_counts = fallback.reset_fallback_counts
+        self.fallback_counts = fallback.fallback_counts
+
+
+@functools.cache
+def _backend() -> _Backend:
+    """Loads the backend of DEVICE (before torch, for torch_cuda) and returns its hooks."""
+    if DEVICE == "cuda":
+        import torch_cuda  # activates the CUDA backend if no .pth did
+
+        import torch
+
+        return _Backend(torch_cuda, torch.cuda.synchronize)
+    import torch
+
+    import torch_sim  # noqa: F401  (installs torch.sim)
+
+    return _Backend(torch.sim, torch.sim.synchronize)
+
+
 def run_op(op: object, max_samples: int) -> dict:
     """Runs one OpInfo's samples on the CPU and the device; returns its result row."""
     import torch
 
-    sim = getattr(torch, DEVICE)
+    backend = _backend()
     result = {"op": _op_key(op), "class": "n/a", "detail": "", "fallback": [], "samples": 0,
               "dtypes": []}
-    supported = op.supported_dtypes("cpu")
+    # The dtypes stock supports on this device type (the OpInfo's dtypesIfCUDA for "cuda";
+    # a PrivateUse1 device has the CPU's) that the CPU reference supports too.
+    supported = op.supported_dtypes("cpu") & op.supported_dtypes(DEVICE)
     dtypes = [torch.float32] if torch.float32 in supported else []
     dtypes += [d for d in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
                if d in supported][:1]
     if not dtypes:
-        result["detail"] = "no float32 or integer dtype on the CPU"
+        result["detail"] = f"no float32 or integer dtype on the CPU and {DEVICE}"
         return result
     fell_back: collections.Counter = collections.Counter()
     errors, differences, cpu_errors, random_ops = [], [], [], False
@@ -220,15 +306,15 @@ def run_op(op: object, max_samples: int) -> dict:
                 result["dtypes"].append(str(dtype))
             try:
                 moved = _to_device((sample.input, sample.args, sample.kwargs), DEVICE)
-                sim.synchronize()
-                sim.reset_fallback_counts()
+                backend.synchronize()
+                backend.reset_fallback_counts()
                 torch.manual_seed(0)
                 actual = op(moved[0], *moved[1], **moved[2])
                 actual = sample.output_process_fn_grad(actual)
-                sim.synchronize()
-                fell_back.update(sim.fallback_counts())
+                backend.synchronize()
+                fell_back.update(backend.fallback_counts())
             except Exception as error:
-                fell_back.update(sim.fallback_counts())
+                fell_back.update(backend.fallback_counts())
                 errors.append(f"{where}: {_first_line(error)}")
                 continue
             devices = _device_types(actual, set())
@@ -262,13 +348,12 @@ def run_op(op: object, max_samples: int) -> dict:
 def worker_main(result_fd: int, max_samples: int) -> None:
     import warnings
 
+    backend = _backend()
     import torch
-
-    import torch_sim  # noqa: F401  (installs torch.sim)
 
     warnings.simplefilter("ignore")
     torch.set_num_threads(1)
-    getattr(torch, DEVICE).set_fallback_policy("allow")
+    backend.set_fallback_policy("allow")
     ops = {_op_key(op): op for op in _load_op_db()}
     out = os.fdopen(result_fd, "w", buffering=1)
     out.write(json.dumps({"ops": list(ops)}) + "\n")
@@ -279,6 +364,7 @@ def worker_main(result_fd: int, max_samples: int) -> None:
         out.write(json.dumps({"start": key}) + "\n")
         try:
             row = run_op(ops[key], max_samples)
+            row["error_inputs"] = check_error_inputs(ops[key])
         except Exception as error:  # a bug of this harness, or an op raising oddly
             row = {"op": key, "class": "error", "detail": "harness: " + _first_line(error),
                    "fallback": [], "samples": 0, "dtypes": []}
@@ -297,7 +383,7 @@ class _Worker:
         self.stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             [sys.executable, *(["-S"] if sys.flags.no_site else []),
-             os.path.abspath(__file__), "--worker", str(write_fd),
+             os.path.abspath(__file__), "--worker", str(write_fd), "--device", DEVICE,
              "--samples", str(max_samples)],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.stderr,
             pass_fds=(write_fd,), text=True)
@@ -390,21 +476,33 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _error_inputs(row: dict) -> tuple[int, int, str]:
+    """(raised as stock, checked, first mismatch) of a row; nothing checked for a crash."""
+    return tuple(row.get("error_inputs", (0, 0, "")))
+
+
 def markdown(rows: list[dict], title: str, notes: list[str]) -> str:
     counts = collections.Counter(r["class"] for r in rows)
     native = sum(1 for r in rows if r["class"] in ("agree", "differ") and not r["fallback"])
     lines = [f"# {title}", "", *notes, "", "| class | ops |", "| --- | ---: |"]
     lines += [f"| {c} | {counts.get(c, 0)} |" for c in CLASSES]
+    checked = [r for r in rows if _error_inputs(r)[1]]
+    as_stock = sum(1 for r in checked if _error_inputs(r)[0] == _error_inputs(r)[1])
     lines += [f"| total | {len(rows)} |", "",
               f"Ops that ran with no CPU fallback at all: {native}.", "",
-              "| op | class | path | dtypes | samples | fell back (aten ops) | detail |",
-              "| --- | --- | --- | --- | ---: | --- | --- |"]
+              f"Ops whose error_inputs all raise as stock expects: {as_stock} of {len(checked)}.",
+              "", "| op | class | path | dtypes | samples | fell back (aten ops) "
+              "| error_inputs | detail |",
+              "| --- | --- | --- | --- | ---: | --- | --- | --- |"]
     for r in rows:
         ran = r["class"] in ("agree", "differ")
         path = "fallback" if r["fallback"] else ("native" if ran else "")
         dtypes = ", ".join(d.replace("torch.", "") for d in r["dtypes"])
+        passed, total, mismatch = _error_inputs(r)
+        errors = f"{passed}/{total}" if total else ""
+        detail = "; ".join(d for d in (r["detail"], mismatch) if d)
         lines.append(f"| {_escape(r['op'])} | {r['class']} | {path} | {dtypes} | {r['samples']} "
-                     f"| {_escape(', '.join(r['fallback']))} | {_escape(r['detail'])} |")
+                     f"| {_escape(', '.join(r['fallback']))} | {errors} | {_escape(detail)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -422,13 +520,17 @@ def read_known_differences(path: Path = KNOWN_DIFFERENCES) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global DEVICE
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", help="write the Markdown table here")
     parser.add_argument("--samples", type=int, default=int(os.environ.get(
         "CONFORMANCE_SAMPLES", DEFAULT_SAMPLES)), help="samples per op and dtype")
     parser.add_argument("--ops", nargs="*", help="only these ops (name[.variant])")
+    parser.add_argument("--device", choices=DEVICES, default=DEVICE,
+                        help="the device under test (default: $CONFORMANCE_DEVICE or sim)")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    DEVICE = args.device
     if args.worker is not None:
         worker_main(args.worker, args.samples)
         return 0
@@ -467,7 +569,7 @@ def main(argv: list[str] | None = None) -> int:
         "and one integer dtype (int64 first), generated on the CPU.",
         f"Wall time {elapsed:.0f} s.",
     ]
-    title = "OpInfo conformance: sim vs CPU"
+    title = f"OpInfo conformance: {DEVICE} vs CPU"
     table = markdown(rows, title, notes)
     outputs = []
     if args.out:
