@@ -250,8 +250,8 @@ class _Backend:
 def _backend() -> _Backend:
     """Loads the backend of DEVICE (before torch, for torch_cuda) and returns its hooks."""
     if DEVICE == "cuda":
-        import torch_cuda  # activates the CUDA backend if no .pth did
-
+        # torch_cuda first: it activates the CUDA backend (if no .pth did) before torch._C.
+        import torch_cuda  # noqa: I001
         import torch
 
         return _Backend(torch_cuda, torch.cuda.synchronize)
