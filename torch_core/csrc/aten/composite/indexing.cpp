@@ -1,9 +1,13 @@
 // index_select, embedding's backward and masked_fill_ on any torch_core backend: stock's
 // CUDA kernels (index_select_cuda, embedding_dense_backward_cuda, masked_fill__cuda)
-// defined over advanced indexing (the kernel engine's index kernels) and where.
+// defined over advanced indexing (the kernel engine's index kernels) and where, with stock's
+// checks.
 #include <optional>
 #include <vector>
 
+#include <ATen/Dispatch_v2.h>
+#include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/embedding_dense_backward_native.h>
@@ -45,6 +49,9 @@ Tensor index_select_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
 }
 
 Tensor& index_select_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
+  at::assert_no_internal_overlap(out);
+  at::assert_no_overlap(out, self);
+  at::assert_no_overlap(out, index);
   const Tensor result = index_select_cuda(self, dim, index);
   at::native::resize_output(out, result.sizes());
   out.copy_(result);
@@ -67,18 +74,31 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
   return at::index_put(zeros, {std::optional<Tensor>(flat)}, grad, /*accumulate=*/true);
 }
 
-Tensor& masked_fill__cuda(Tensor& self, const Tensor& mask, const Tensor& value) {
-  TORCH_CHECK(mask.scalar_type() == kBool,
-              "masked_fill_ only supports boolean masks, but got mask with dtype ", mask.scalar_type());
-  TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
-              value.dim(), " dimension(s).");
-  const Tensor fill = value.to(self.options());
-  self.copy_(at::where(mask, fill, self));
+// Stock's checks (devices, mask dtype, overlap, the value fitting self's dtype), then
+// where() over the mask broadcast to self.
+Tensor& masked_fill__cuda(Tensor& self, const Tensor& mask, const Scalar& value) {
+  TORCH_CHECK(!self.device().is_cpu(), "masked_fill_: Expected inputs to be on same device");
+  TORCH_CHECK(self.device() == mask.device(), "expected self and mask to be on the same device, but got mask on ",
+              mask.device(), " and self on ", self.device());
+  TORCH_CHECK(mask.scalar_type() == kBool, "masked_fill only supports boolean masks, but got dtype ",
+              mask.scalar_type());
+  at::assert_no_partial_overlap(self, mask);
+  AT_DISPATCH_V2(self.scalar_type(), "masked_fill_", AT_WRAP([&] { (void)value.to<scalar_t>(); }),
+                 AT_EXPAND(AT_ALL_TYPES_AND_COMPLEX), kBool, kHalf, kBFloat16, kComplexHalf,
+                 AT_EXPAND(AT_FLOAT8_TYPES), AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
+  const c10::MaybeOwned<Tensor> expanded_mask = expand_inplace(self, mask, "masked_fill_");
+  const Tensor fill = at::scalar_tensor(value, self.options());
+  self.copy_(at::where(*expanded_mask, fill, self));
   return self;
 }
 
-Tensor& masked_fill__cuda(Tensor& self, const Tensor& mask, const Scalar& value) {
-  return masked_fill__cuda(self, mask, at::scalar_tensor(value, self.options().device(kCPU)));
+// Stock reads a device value tensor's element on the host first (a synchronisation). This
+// kernel runs when any argument is on the device: a CPU value is fine, a CPU self is not.
+Tensor& masked_fill__cuda(Tensor& self, const Tensor& mask, const Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  TORCH_CHECK(!self.device().is_cpu(), "masked_fill_: Expected inputs to be on same device");
+  return masked_fill__cuda(self, mask, value.item());
 }
 
 }  // namespace at::native

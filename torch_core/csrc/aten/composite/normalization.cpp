@@ -10,6 +10,7 @@
 
 #include <ATen/TensorOperators.h>
 #include <ATen/native/Resize.h>
+#include <ATen/native/layer_norm.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/mean.h>
@@ -57,8 +58,9 @@ bool defined(const std::optional<Tensor>& t) { return t.has_value() && t->define
 std::tuple<Tensor, Tensor, Tensor> layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
                                                    const std::optional<Tensor>& weight,
                                                    const std::optional<Tensor>& bias, double eps) {
+  // Stock's own checks and messages (normalized_shape against the input, weight and bias).
+  (void)_check_layer_norm_inputs(input, normalized_shape, weight.value_or(Tensor()), bias.value_or(Tensor()));
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
-  TORCH_CHECK(axis >= 0, "layer_norm: normalized_shape ", normalized_shape, " has more dimensions than the input");
   const std::vector<int64_t> dims = range(axis, input.dim());
   const Tensor x = opmath(input);
   const Tensor mean = at::mean(x, dims, /*keepdim=*/true);
