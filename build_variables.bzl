@@ -167,6 +167,7 @@ torch_core_engine_headers = [
 ]
 
 torch_core_engine_sources = [
+    "csrc/aten/engine/index_copy_stub_kernels.cpp",
     "csrc/aten/engine/index_put_accumulate.cpp",
     "csrc/aten/engine/iterator_loop.cpp",
     "csrc/aten/engine/kernel_engine.cpp",

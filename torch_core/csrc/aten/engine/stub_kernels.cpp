@@ -323,6 +323,7 @@ void fill_stubs(c10::DeviceType t) {
   fill_sort_stubs(t);
   fill_scan_stubs(t);
   fill_scatter_gather_stubs(t);
+  fill_index_copy_stubs(t);
 }
 
 }  // namespace torch_core::engine

@@ -30,6 +30,9 @@ void fill_scan_stubs(c10::DeviceType device_type);
 // Fills gather_stub, scatter_stub, scatter_fill_stub and scatter_add_stub
 // (scatter_gather_stub_kernels.cpp).
 void fill_scatter_gather_stubs(c10::DeviceType device_type);
+// Fills take_stub, put_stub, index_fill_stub and index_copy_stub
+// (index_copy_stub_kernels.cpp).
+void fill_index_copy_stubs(c10::DeviceType device_type);
 
 // Device memory of `bytes` on `device` for an engine call's scratch (sort, scan): held by
 // the returned byte tensor (undefined for 0 bytes), which the caller drops after queueing
