@@ -32,8 +32,9 @@ Ops run in a worker process, one after another; if it dies the op it was running
 reported as a crash and a new worker takes the rest, so one segfault hides nothing.
 
 Under Bazel (a sharded py_test) each shard takes every n-th op, writes its table to
-$TEST_UNDECLARED_OUTPUTS_DIR and fails on: an op not attempted, or a crash or "differ"
-not listed in known_differences.txt (or listed but now agreeing: remove it then).
+$TEST_UNDECLARED_OUTPUTS_DIR and fails on: an op not attempted, a crash or "differ" not
+listed in known_differences.txt (or listed but now agreeing: remove it then), or an error
+input that does not raise as stock expects.
 Errors are reported and allowed. Outside Bazel:
     python3 tests/conformance/op_conformance.py --out FILE [--samples N] [--ops NAME ...]
 with torch and torch_sim (or torch_cuda) importable (PYTHONPATH).
@@ -600,6 +601,11 @@ def main(argv: list[str] | None = None) -> int:
                  f"{r['detail']}" for r in rows if r["class"] == "differ" and r["op"] not in known]
     failures += [f"{r['op']} is in {KNOWN_DIFFERENCES.name} but now {r['class']}s: remove it"
                  for r in rows if r["op"] in known and r["class"] == "agree"]
+    for r in rows:
+        passed, total, mismatch = _error_inputs(r)
+        if passed != total:
+            failures.append(f"{r['op']}: {passed} of {total} error_inputs raise as stock expects: "
+                            + mismatch)
     for failure in failures:
         print("FAIL: " + failure)
     if under_bazel or not args.out:
