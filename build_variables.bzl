@@ -134,12 +134,14 @@ torch_core_aten_sources = [
 torch_core_engine_functor_headers = [
     "csrc/aten/engine/activation_functors.h",
     "csrc/aten/engine/binary_functors.h",
+    "csrc/aten/engine/binary_math_functors.h",
     "csrc/aten/engine/elementwise_call.h",
     "csrc/aten/engine/elementwise_dispatch.h",
     "csrc/aten/engine/elementwise_functors.h",
     "csrc/aten/engine/functor_types.h",
     "csrc/aten/engine/index_call.h",
     "csrc/aten/engine/index_loop.h",
+    "csrc/aten/engine/nn_activation_functors.h",
     "csrc/aten/engine/operand_loop.h",
     "csrc/aten/engine/pointwise_functors.h",
     "csrc/aten/engine/random_call.h",
@@ -150,6 +152,7 @@ torch_core_engine_functor_headers = [
     "csrc/aten/engine/reduce_functors.h",
     "csrc/aten/engine/scan_call.h",
     "csrc/aten/engine/sort_call.h",
+    "csrc/aten/engine/special_functors.h",
     "csrc/aten/engine/unary_functors.h",
 ]
 
@@ -167,10 +170,12 @@ torch_core_engine_headers = [
 ]
 
 torch_core_engine_sources = [
+    "csrc/aten/engine/activation_stub_kernels.cpp",
     "csrc/aten/engine/index_copy_stub_kernels.cpp",
     "csrc/aten/engine/index_put_accumulate.cpp",
     "csrc/aten/engine/iterator_loop.cpp",
     "csrc/aten/engine/kernel_engine.cpp",
+    "csrc/aten/engine/math_stub_kernels.cpp",
     "csrc/aten/engine/random_stub_kernels.cpp",
     "csrc/aten/engine/scan_stub_kernels.cpp",
     "csrc/aten/engine/scatter_gather_stub_kernels.cpp",
@@ -252,8 +257,12 @@ torch_cuda_kernel_headers = [
 torch_cuda_engine_kernel_sources = [
     "engine/elementwise_activation.cu",
     "engine/elementwise_binary.cu",
+    "engine/elementwise_binary_math.cu",
     "engine/elementwise_compare.cu",
+    "engine/elementwise_nn_activation.cu",
     "engine/elementwise_pointwise.cu",
+    "engine/elementwise_polynomial.cu",
+    "engine/elementwise_special.cu",
     "engine/elementwise_unary_math.cu",
     "engine/elementwise_unary_other.cu",
     "engine/index.cu",

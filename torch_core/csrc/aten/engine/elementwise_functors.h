@@ -12,12 +12,16 @@
 // INT_MIN / -1 give a value instead of trapping the host.
 //
 // The functors live by group in unary_functors.h, activation_functors.h,
-// binary_functors.h and pointwise_functors.h (elementwise_call.h's groups), over
-// functor_types.h's type vocabulary.
+// nn_activation_functors.h, binary_functors.h, binary_math_functors.h,
+// special_functors.h (special functions and polynomials) and pointwise_functors.h
+// (elementwise_call.h's groups), over functor_types.h's type vocabulary.
 #pragma once
 
 #include "torch_core/aten/engine/activation_functors.h"
 #include "torch_core/aten/engine/binary_functors.h"
+#include "torch_core/aten/engine/binary_math_functors.h"
 #include "torch_core/aten/engine/functor_types.h"
+#include "torch_core/aten/engine/nn_activation_functors.h"
 #include "torch_core/aten/engine/pointwise_functors.h"
+#include "torch_core/aten/engine/special_functors.h"
 #include "torch_core/aten/engine/unary_functors.h"

@@ -324,6 +324,8 @@ void fill_stubs(c10::DeviceType t) {
   fill_scan_stubs(t);
   fill_scatter_gather_stubs(t);
   fill_index_copy_stubs(t);
+  fill_math_stubs(t);
+  fill_activation_stubs(t);
 }
 
 }  // namespace torch_core::engine

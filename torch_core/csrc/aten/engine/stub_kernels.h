@@ -30,6 +30,11 @@ void fill_scan_stubs(c10::DeviceType device_type);
 // Fills gather_stub, scatter_stub, scatter_fill_stub and scatter_add_stub
 // (scatter_gather_stub_kernels.cpp).
 void fill_scatter_gather_stubs(c10::DeviceType device_type);
+// Fills the special-function, polynomial and binary-math stubs, conj_physical, sgn,
+// round_decimals, signbit and nan_to_num (math_stub_kernels.cpp).
+void fill_math_stubs(c10::DeviceType device_type);
+// Fills torch.nn.functional's other activation stubs (activation_stub_kernels.cpp).
+void fill_activation_stubs(c10::DeviceType device_type);
 // Fills take_stub, put_stub, index_fill_stub and index_copy_stub
 // (index_copy_stub_kernels.cpp).
 void fill_index_copy_stubs(c10::DeviceType device_type);

@@ -1,5 +1,5 @@
 // Unary functors (elementwise_functors.h): floating/complex math, and the all-types
-// ones (abs, neg, sign, logical/bitwise not, isneginf/isposinf).
+// ones (abs, neg, sign, logical/bitwise not, isneginf/isposinf, conj, signbit, ...).
 #pragma once
 
 #include <cmath>
@@ -123,6 +123,79 @@ struct Identity {
   static constexpr bool supported = true;
   static Identity make(const ElementwiseCall&) { return {}; }
   TORCH_CORE_HOST_DEVICE T operator()(T x) const { return x; }
+};
+
+// conj_physical: the complex conjugate; a copy for every other dtype.
+template <typename T>
+struct Conj {
+  static constexpr bool supported = true;
+  static Conj make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE T operator()(T x) const {
+    if constexpr (kIsComplex<T>) return T(x.real(), -x.imag());
+    else return x;
+  }
+};
+
+// sgn of a complex number: z / |z|, 0 at 0 (real dtypes run sign instead).
+template <typename T>
+struct Sgn {
+  static constexpr bool supported = kIsComplex<T>;
+  static Sgn make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE T operator()(T z) const {
+    if constexpr (kIsComplex<T>) {
+      const auto magnitude = std::abs(z);
+      return magnitude == 0 ? T(0) : z / magnitude;
+    } else {
+      return z;
+    }
+  }
+};
+
+// round(x, decimals): x scaled by 10^decimals, rounded half to even, scaled back (by
+// 10^-decimals first for negative decimals), as stock's kernel computes it.
+template <typename T>
+struct RoundDecimals {
+  using M = opmath_t<T>;
+  static constexpr bool supported = kIsFloating<T>;
+  M scale;
+  bool negative;
+  static RoundDecimals make(const ElementwiseCall& c) {
+    const int64_t decimals = c.arg0.to<int64_t>();
+    const bool negative = decimals < 0;
+    return {static_cast<M>(std::pow(10.0, static_cast<double>(negative ? -decimals : decimals))), negative};
+  }
+  TORCH_CORE_HOST_DEVICE M operator()(M x) const {
+    return negative ? std::nearbyint(x / scale) * scale : std::nearbyint(x * scale) / scale;
+  }
+};
+
+// signbit: the sign bit of a float (true for -0.0 and negative NaN), x < 0 for integers.
+template <typename T>
+struct Signbit {
+  using M = opmath_t<T>;
+  static constexpr bool supported = kIsReal<T> || std::is_same_v<T, bool>;
+  static Signbit make(const ElementwiseCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE bool operator()(M x) const {
+    if constexpr (std::is_floating_point_v<M>) return std::signbit(x);
+    else if constexpr (std::is_signed_v<M>) return x < 0;
+    else return false;
+  }
+};
+
+// nan_to_num: NaN, +inf and -inf replaced by the call's three values (the stub fills in
+// the dtype's defaults: 0, its largest and its lowest finite value).
+template <typename T>
+struct NanToNum {
+  using M = opmath_t<T>;
+  static constexpr bool supported = kIsFloating<T>;
+  M nan, posinf, neginf;
+  static NanToNum make(const ElementwiseCall& c) { return {c.arg0.to<M>(), c.arg1.to<M>(), c.arg2.to<M>()}; }
+  TORCH_CORE_HOST_DEVICE M operator()(M x) const {
+    if (x != x) return nan;
+    if (x == std::numeric_limits<M>::infinity()) return posinf;
+    if (x == -std::numeric_limits<M>::infinity()) return neginf;
+    return x;
+  }
 };
 
 }  // namespace torch_core::engine
