@@ -5,8 +5,9 @@
 // the current CUDA stream: cuBLAS in the real variant, the same column-major call on the
 // host in the simulated one (so the planning here runs in CI).
 //
-// Cases outside float/double/half/bfloat16, mixed dtypes or devices, and empty inner
-// dimensions fall back to the CPU (with torch's own errors for bad shapes).
+// Cases outside float/double/half/bfloat16 and mixed dtypes or devices fall back to the
+// CPU (with torch's own errors for bad shapes). An empty inner dimension needs no library
+// call: the product is zero, so the result is beta * self (zeros when beta is 0).
 // Not yet: cuBLASLt epilogues (addmm's bias fused into the gemm), the out= overloads
 // (they fall back), complex types.
 #include <algorithm>
@@ -97,9 +98,19 @@ Operand as_operand(const at::Tensor& t) {
   return {copy, false, std::max<int64_t>(1, cols)};
 }
 
+// An empty inner dimension: A B is zero, so C = beta * C.
+void scale_by_beta(const at::Tensor& c, const c10::Scalar& beta) {
+  if (beta.toDouble() == 0.0) {
+    c.zero_();
+  } else if (beta.toDouble() != 1.0) {
+    c.mul_(beta);
+  }
+}
+
 // C = alpha * A B + beta * C for matrices or batches (dim 3) of them; c is contiguous.
 void run_gemm(const at::Tensor& c, const at::Tensor& a, const at::Tensor& b, const c10::Scalar& beta,
               const c10::Scalar& alpha) {
+  if (a.size(-1) == 0) return scale_by_beta(c, beta);
   const bool batched = c.dim() == 3;
   const Operand oa = as_operand(a), ob = as_operand(b);
   blas::Gemm g;
@@ -134,8 +145,7 @@ at::Tensor initial_result(const at::Tensor& self, at::IntArrayRef shape, const c
 }
 
 at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
-  if (!native({&self, &mat2}) || self.dim() != 2 || mat2.dim() != 2 || self.size(1) != mat2.size(0) ||
-      self.size(1) == 0) {
+  if (!native({&self, &mat2}) || self.dim() != 2 || mat2.dim() != 2 || self.size(1) != mat2.size(0)) {
     return fall_back<at::_ops::mm>(self, mat2);
   }
   const c10::DeviceGuard guard(self.device());
@@ -147,7 +157,7 @@ at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
 at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta,
                  const c10::Scalar& alpha) {
   if (!native({&self, &mat1, &mat2}) || mat1.dim() != 2 || mat2.dim() != 2 || mat1.size(1) != mat2.size(0) ||
-      mat1.size(1) == 0 || self.dim() > 2 || beta.isComplex() || alpha.isComplex()) {
+      self.dim() > 2 || beta.isComplex() || alpha.isComplex()) {
     return fall_back<at::_ops::addmm>(self, mat1, mat2, beta, alpha);
   }
   const c10::DeviceGuard guard(self.device());
@@ -158,7 +168,7 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
 
 at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
   if (!native({&self, &mat2}) || self.dim() != 3 || mat2.dim() != 3 || self.size(0) != mat2.size(0) ||
-      self.size(2) != mat2.size(1) || self.size(2) == 0) {
+      self.size(2) != mat2.size(1)) {
     return fall_back<at::_ops::bmm>(self, mat2);
   }
   const c10::DeviceGuard guard(self.device());
@@ -170,8 +180,7 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
 at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
                    const c10::Scalar& beta, const c10::Scalar& alpha) {
   if (!native({&self, &batch1, &batch2}) || batch1.dim() != 3 || batch2.dim() != 3 ||
-      batch1.size(0) != batch2.size(0) || batch1.size(2) != batch2.size(1) || batch1.size(2) == 0 ||
-      self.dim() > 3 || beta.isComplex() || alpha.isComplex()) {
+      batch1.size(0) != batch2.size(0) || batch1.size(2) != batch2.size(1) || self.dim() > 3 || beta.isComplex() || alpha.isComplex()) {
     return fall_back<at::_ops::baddbmm>(self, batch1, batch2, beta, alpha);
   }
   const c10::DeviceGuard guard(self.device());
@@ -183,6 +192,7 @@ at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::T
 // y = alpha * mat vec + beta * y, y contiguous.
 void run_gemv(const at::Tensor& y, const at::Tensor& mat, const at::Tensor& vec, const c10::Scalar& beta,
               const c10::Scalar& alpha) {
+  if (vec.size(0) == 0) return scale_by_beta(y, beta);
   const Operand om = as_operand(mat);
   const at::Tensor x = vec.stride(0) > 0 ? vec : vec.contiguous();
   blas::Gemv g;
@@ -207,8 +217,7 @@ void run_gemv(const at::Tensor& y, const at::Tensor& mat, const at::Tensor& vec,
 }
 
 at::Tensor mv(const at::Tensor& self, const at::Tensor& vec) {
-  if (!native({&self, &vec}) || self.dim() != 2 || vec.dim() != 1 || self.size(1) != vec.size(0) ||
-      self.size(1) == 0) {
+  if (!native({&self, &vec}) || self.dim() != 2 || vec.dim() != 1 || self.size(1) != vec.size(0)) {
     return fall_back<at::_ops::mv>(self, vec);
   }
   const c10::DeviceGuard guard(self.device());
@@ -220,7 +229,7 @@ at::Tensor mv(const at::Tensor& self, const at::Tensor& vec) {
 at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec, const c10::Scalar& beta,
                  const c10::Scalar& alpha) {
   if (!native({&self, &mat, &vec}) || mat.dim() != 2 || vec.dim() != 1 || mat.size(1) != vec.size(0) ||
-      mat.size(1) == 0 || self.dim() > 1 || beta.isComplex() || alpha.isComplex()) {
+      self.dim() > 1 || beta.isComplex() || alpha.isComplex()) {
     return fall_back<at::_ops::addmv>(self, mat, vec, beta, alpha);
   }
   // addmv's structured meta check, which this kernel stands in for.

@@ -1,6 +1,6 @@
-// dot and vdot on any torch_core backend: stock's dot_cuda and vdot_cuda (a cuBLAS dot
-// there) as a product and a sum on the kernel engine, accumulated in the opmath dtype as
-// cuBLAS does, with stock's checks and messages.
+// dot, vdot and trace on any torch_core backend: stock's dot_cuda and vdot_cuda (a cuBLAS
+// dot there) as a product and a sum on the kernel engine, accumulated in the opmath dtype
+// as cuBLAS does, with stock's checks and messages; trace_cuda, the diagonal's sum.
 #include <climits>
 
 #include <ATen/core/Tensor.h>
@@ -8,6 +8,7 @@
 #include <ATen/ops/dot_native.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/sum.h>
+#include <ATen/ops/trace_native.h>
 #include <ATen/ops/vdot_native.h>
 #include <c10/util/Exception.h>
 
@@ -48,6 +49,11 @@ Tensor dot_cuda(const Tensor& self, const Tensor& other) {
 Tensor vdot_cuda(const Tensor& self, const Tensor& other) {
   check_vectors(self, other);
   return product_sum(self.is_complex() ? at::conj_physical(self) : self, other);
+}
+
+Tensor trace_cuda(const Tensor& self) {
+  TORCH_CHECK(self.dim() == 2, "expected a matrix");
+  return self.diagonal().sum();
 }
 
 }  // namespace at::native

@@ -1,13 +1,12 @@
-// cat, tril/triu and arange on any torch_core backend: stock's CUDA kernels (cat_out_cuda,
-// tril_cuda, triu_cuda, arange_cuda_out) defined over copies, where and comparisons.
-// arange's values are computed by the CPU's arange (its size and bound checks are
-// stock's) and copied to the device: a host-made factory, not a fallback.
+// cat, tril/triu and roll on any torch_core backend: stock's CUDA kernels (cat_out_cuda,
+// tril_cuda, triu_cuda, roll_cuda) defined over copies, where and comparisons.
 #include <ATen/TensorMeta.h>
 #include <ATen/TensorOperators.h>
-#include <ATen/native/Resize.h>
+#include <ATen/native/TensorTransformations.h>
 #include <ATen/ops/arange.h>
-#include <ATen/ops/arange_native.h>
 #include <ATen/ops/cat_native.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/roll_native.h>
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/tril_native.h>
 #include <ATen/ops/triu_native.h>
@@ -53,10 +52,19 @@ TORCH_IMPL_FUNC(cat_out_cuda)
   }
 }
 
-Tensor& arange_cuda_out(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
-  const Tensor values = at::arange(start, end, step, out.options().device(kCPU));
-  at::native::resize_output(out, values.sizes());
-  out.copy_(values);
+// One dimension: out[i] = self[(i + start) % size], as two slice copies; several
+// dimensions, or none (the flattened tensor), go through stock's roll_common.
+Tensor roll_cuda(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  if (dims.size() != 1 || shifts.size() != 1) return roll_common(self, shifts, dims);
+  const Tensor in = self.contiguous();
+  Tensor out = at::empty_like(in, LEGACY_CONTIGUOUS_MEMORY_FORMAT);
+  if (out.numel() == 0) return out;
+  const int64_t dim = dims[0];
+  const int64_t size = in.size(dim);
+  int64_t start = (size - shifts[0]) % size;
+  if (start < 0) start += size;
+  out.narrow(dim, 0, size - start).copy_(in.narrow(dim, start, size - start));
+  out.narrow(dim, size - start, start).copy_(in.narrow(dim, 0, start));
   return out;
 }
 

@@ -1,6 +1,6 @@
 // The DispatchStub kernels of torch.nn.functional's other activations and their
 // backwards (nn_activation_functors.h): elu, hardsigmoid, hardswish, hardtanh's backward,
-// softplus, the shrinks, mish, logit, glu and prelu. Each runs one elementwise call over
+// softplus, the shrinks, mish, logit, log_sigmoid's backward, glu and prelu. Each runs one elementwise call over
 // stock's iterator, in the iterator's dtype as stock's CUDA kernels compute.
 #include <ATen/TensorIterator.h>
 #include <ATen/native/Activation.h>
@@ -55,6 +55,7 @@ void logit_kernel(at::TensorIteratorBase& iter, const c10::Scalar& eps) { run(it
 void logit_backward_kernel(at::TensorIteratorBase& iter, const c10::Scalar& eps) {
   run(iter, Op::kLogitBackward, eps);
 }
+void log_sigmoid_backward_kernel(at::TensorIterator& iter) { run(iter, Op::kLogSigmoidBackward); }
 void glu_kernel(at::TensorIteratorBase& iter) { run(iter, Op::kGlu); }
 void prelu_kernel(at::TensorIterator& iter) { run(iter, Op::kPrelu); }
 
@@ -67,7 +68,8 @@ void fill_activation_stubs(c10::DeviceType t) {
   TORCH_CORE_FILL(hardsigmoid_backward) TORCH_CORE_FILL(hardswish) TORCH_CORE_FILL(hardswish_backward)
   TORCH_CORE_FILL(hardtanh_backward) TORCH_CORE_FILL(softplus) TORCH_CORE_FILL(softplus_backward)
   TORCH_CORE_FILL(softshrink) TORCH_CORE_FILL(hardshrink) TORCH_CORE_FILL(shrink_backward) TORCH_CORE_FILL(mish)
-  TORCH_CORE_FILL(mish_backward) TORCH_CORE_FILL(logit) TORCH_CORE_FILL(logit_backward) TORCH_CORE_FILL(glu)
+  TORCH_CORE_FILL(mish_backward) TORCH_CORE_FILL(logit) TORCH_CORE_FILL(logit_backward) TORCH_CORE_FILL(log_sigmoid_backward)
+  TORCH_CORE_FILL(glu)
   TORCH_CORE_FILL(prelu)
 #undef TORCH_CORE_FILL
 }

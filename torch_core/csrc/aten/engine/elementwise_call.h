@@ -44,6 +44,9 @@ namespace torch_core::engine {
   X(ShiftedChebyshevPolynomialT) X(ShiftedChebyshevPolynomialU) X(ShiftedChebyshevPolynomialV)     \
   X(ShiftedChebyshevPolynomialW) X(HermitePolynomialH) X(HermitePolynomialHe) X(LaguerrePolynomialL) \
   X(LegendrePolynomialP)
+// The pointwise parts of the regression losses and their backwards, renorm, angle.
+#define TORCH_CORE_LOSS_OPS(X) \
+  X(Mse) X(MseBackward) X(SmoothL1) X(SmoothL1Backward) X(Huber) X(HuberBackward) X(RenormFactor) X(Angle)
 // Comparison and logic: bool results.
 #define TORCH_CORE_COMPARE_OPS(X) \
   X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge) X(LogicalAnd) X(LogicalOr) X(LogicalXor)
@@ -60,6 +63,7 @@ namespace torch_core::engine {
   TORCH_CORE_BINARY_MATH_OPS(X)       \
   TORCH_CORE_SPECIAL_OPS(X)           \
   TORCH_CORE_POLYNOMIAL_OPS(X)        \
+  TORCH_CORE_LOSS_OPS(X)              \
   TORCH_CORE_COMPARE_OPS(X)           \
   TORCH_CORE_POINTWISE_OPS(X)
 

@@ -13,7 +13,8 @@
 //
 // The functors live by group in unary_functors.h, activation_functors.h,
 // nn_activation_functors.h, binary_functors.h, binary_math_functors.h,
-// special_functors.h (special functions and polynomials) and pointwise_functors.h
+// special_functors.h (special functions and polynomials), loss_functors.h and
+// pointwise_functors.h
 // (elementwise_call.h's groups), over functor_types.h's type vocabulary.
 #pragma once
 
@@ -21,6 +22,7 @@
 #include "torch_core/aten/engine/binary_functors.h"
 #include "torch_core/aten/engine/binary_math_functors.h"
 #include "torch_core/aten/engine/functor_types.h"
+#include "torch_core/aten/engine/loss_functors.h"
 #include "torch_core/aten/engine/nn_activation_functors.h"
 #include "torch_core/aten/engine/pointwise_functors.h"
 #include "torch_core/aten/engine/special_functors.h"

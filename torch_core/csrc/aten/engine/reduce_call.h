@@ -9,7 +9,7 @@
 namespace torch_core::engine {
 
 #define TORCH_CORE_REDUCE_OPS(X) \
-  X(Sum) X(Prod) X(Mean) X(MaxValues) X(MinValues) X(ArgMax) X(ArgMin) X(All) X(Any) X(Norm) X(StdVar)
+  X(Sum) X(NanSum) X(Prod) X(Mean) X(MaxValues) X(MinValues) X(ArgMax) X(ArgMin) X(All) X(Any) X(Norm) X(StdVar)
 
 enum class ReduceOp {
 #define TORCH_CORE_ENUM(name) k##name,

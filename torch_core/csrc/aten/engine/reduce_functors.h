@@ -64,6 +64,17 @@ struct SumReduce {
   TORCH_CORE_HOST_DEVICE Acc project(Acc a) const { return a; }
 };
 
+// nansum: NaN counts as zero (stock's NanSumOps; integer inputs never reach the stub).
+template <typename T, typename Acc>
+struct NanSumReduce {
+  static constexpr bool supported = kIsFloating<T>;
+  static NanSumReduce make(const ReduceCall&) { return {}; }
+  TORCH_CORE_HOST_DEVICE Acc identity() const { return Acc(0); }
+  TORCH_CORE_HOST_DEVICE Acc reduce(Acc a, Acc x, int64_t) const { return x != x ? a : a + x; }
+  TORCH_CORE_HOST_DEVICE Acc combine(Acc a, Acc b) const { return a + b; }
+  TORCH_CORE_HOST_DEVICE Acc project(Acc a) const { return a; }
+};
+
 template <typename T, typename Acc>
 struct ProdReduce {
   static constexpr bool supported = !std::is_same_v<T, bool>;

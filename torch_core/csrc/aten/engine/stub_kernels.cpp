@@ -160,6 +160,7 @@ void reduce(at::TensorIterator& iter, ReduceOp op, c10::ScalarType compute, doub
 }
 
 void sum_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kSum, iter.dtype(0)); }
+void nansum_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kNanSum, iter.dtype(0)); }
 void prod_kernel(at::TensorIterator& iter) { reduce(iter, ReduceOp::kProd, iter.dtype(0)); }
 void mean_kernel(at::TensorIterator& iter) {
   // stock's MeanOps factor: outputs / inputs, i.e. 1 / (elements per output).
@@ -303,7 +304,7 @@ void fill_stubs(c10::DeviceType t) {
   TORCH_CORE_FILL(clamp)
   TORCH_CORE_FILL(clamp_scalar) TORCH_CORE_FILL(clamp_min_scalar) TORCH_CORE_FILL(clamp_max_scalar)
   TORCH_CORE_FILL(addcmul) TORCH_CORE_FILL(addcdiv)
-  TORCH_CORE_FILL(sum) TORCH_CORE_FILL(prod) TORCH_CORE_FILL(mean) TORCH_CORE_FILL(max_values)
+  TORCH_CORE_FILL(sum) TORCH_CORE_FILL(nansum) TORCH_CORE_FILL(prod) TORCH_CORE_FILL(mean) TORCH_CORE_FILL(max_values)
   TORCH_CORE_FILL(min_values) TORCH_CORE_FILL(argmax) TORCH_CORE_FILL(argmin) TORCH_CORE_FILL(norm)
   TORCH_CORE_FILL(std_var) TORCH_CORE_FILL(max_all) TORCH_CORE_FILL(min_all) TORCH_CORE_FILL(max)
   TORCH_CORE_FILL(min) TORCH_CORE_FILL(flip) TORCH_CORE_FILL(fill) TORCH_CORE_FILL(aminmax)
@@ -326,6 +327,7 @@ void fill_stubs(c10::DeviceType t) {
   fill_index_copy_stubs(t);
   fill_math_stubs(t);
   fill_activation_stubs(t);
+  fill_loss_stubs(t);
 }
 
 }  // namespace torch_core::engine

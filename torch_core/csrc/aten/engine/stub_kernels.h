@@ -33,6 +33,9 @@ void fill_scatter_gather_stubs(c10::DeviceType device_type);
 // Fills the special-function, polynomial and binary-math stubs, conj_physical, sgn,
 // round_decimals, signbit and nan_to_num (math_stub_kernels.cpp).
 void fill_math_stubs(c10::DeviceType device_type);
+// Fills the regression-loss stubs, renorm_scale_factor_stub and angle_stub
+// (loss_stub_kernels.cpp).
+void fill_loss_stubs(c10::DeviceType device_type);
 // Fills torch.nn.functional's other activation stubs (activation_stub_kernels.cpp).
 void fill_activation_stubs(c10::DeviceType device_type);
 // Fills take_stub, put_stub, index_fill_stub and index_copy_stub
