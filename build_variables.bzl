@@ -192,12 +192,14 @@ torch_core_engine_sources = [
 # registrations.
 torch_core_composite_headers = [
     "csrc/aten/composite/opmath.h",
+    "csrc/aten/composite/resampling.h",
 ]
 
 torch_core_composite_sources = [
     "csrc/aten/composite/activation.cpp",
     "csrc/aten/composite/amp.cpp",
     "csrc/aten/composite/assert_async.cpp",
+    "csrc/aten/composite/avg_pooling.cpp",
     "csrc/aten/composite/dot.cpp",
     "csrc/aten/composite/dropout.cpp",
     "csrc/aten/composite/equal.cpp",
@@ -209,9 +211,11 @@ torch_core_composite_sources = [
     "csrc/aten/composite/normalization.cpp",
     "csrc/aten/composite/order_statistics.cpp",
     "csrc/aten/composite/pooling.cpp",
+    "csrc/aten/composite/resampling.cpp",
     "csrc/aten/composite/shape.cpp",
     "csrc/aten/composite/softmax.cpp",
     "csrc/aten/composite/sorting.cpp",
+    "csrc/aten/composite/upsample.cpp",
 ]
 
 # The host engine: the kernel engine of simulated devices (host loops on stream workers).

@@ -194,6 +194,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         help="operators registered with their CUDA kernel, which the backend defines",
     )
+    parser.add_argument(
+        "--cuda-key-only-operators",
+        type=Path,
+        help="operators registered with their CUDA kernel on the CUDA key only (kernels that "
+        "call a stub's CUDA slot by name, or pair with one that does)",
+    )
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args(argv)
 
@@ -203,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cuda_kernels = set()
     if args.cuda_kernel_operators:
         cuda_kernels = read_operator_list(args.cuda_kernel_operators)
+    if args.cuda_key_only_operators and args.dispatch_key == "CUDA":
+        cuda_kernels |= read_operator_list(args.cuda_key_only_operators)
     indices = parsed.backend_indices
     backend_index, chosen, found = build_index(grouped, indices, wanted, cuda_kernels)
     missing = sorted((wanted | cuda_kernels) - found)

@@ -3,7 +3,9 @@
 The operators are those of torch_core's stub_operators.txt, whose device-generic ATen
 implementation runs on the DispatchStubs that torch_core's kernel engine fills, and of
 cuda_kernel_operators.txt, whose stock CUDA kernels torch_core defines over those
-(//torch_core:composite_kernels); the backend must register an engine for its device
+(//torch_core:composite_kernels), and, on the CUDA key only, of
+cuda_key_only_operators.txt (stock's exported CUDA kernels that call a stub's CUDA
+slot by name); the backend must register an engine for its device
 type (torch_core::engine).
 """
 
@@ -22,19 +24,22 @@ def generated_registrations(name, dispatch_key, deps = [], visibility = None):
     tags = "@torch//:torchgen/packaged/ATen/native/tags.yaml"
     operators = "//torch_core:csrc/aten/engine/stub_operators.txt"
     cuda_kernel_operators = "//torch_core:csrc/aten/composite/cuda_kernel_operators.txt"
+    cuda_key_only_operators = "//torch_core:csrc/aten/composite/cuda_key_only_operators.txt"
     native.genrule(
         name = name + "_cpp",
-        srcs = [native_functions, tags, operators, cuda_kernel_operators],
+        srcs = [native_functions, tags, operators, cuda_kernel_operators, cuda_key_only_operators],
         outs = [name + ".cpp"],
         cmd = ("$(execpath //torch_core/codegen:gen_registrations) " +
                "--native-functions $(execpath %s) --tags $(execpath %s) " +
                "--dispatch-key %s --operators $(execpath %s) " +
-               "--cuda-kernel-operators $(execpath %s) --output $@") % (
+               "--cuda-kernel-operators $(execpath %s) " +
+               "--cuda-key-only-operators $(execpath %s) --output $@") % (
             native_functions,
             tags,
             dispatch_key,
             operators,
             cuda_kernel_operators,
+            cuda_key_only_operators,
         ),
         tools = ["//torch_core/codegen:gen_registrations"],
     )

@@ -53,6 +53,9 @@ Tensor per_channel(const Tensor& v, const Tensor& input) {
 
 bool defined(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
 
+// t summed over `dims`; no dimension means no reduction (at::sum would reduce them all).
+Tensor sum_over(const Tensor& t, IntArrayRef dims) { return dims.empty() ? t : at::sum(t, dims); }
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
@@ -76,7 +79,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cuda(const Tensor& input, IntArray
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cuda(const Tensor& grad_out, const Tensor& input,
                                                             IntArrayRef normalized_shape, const Tensor& mean,
                                                             const Tensor& rstd, const std::optional<Tensor>& weight,
-                                                            const std::optional<Tensor>&,
+                                                            const std::optional<Tensor>& bias,
                                                             std::array<bool, 3> output_mask) {
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
   const std::vector<int64_t> inner = range(axis, input.dim()), outer = range(0, axis);
@@ -91,11 +94,11 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cuda(const Tensor& grad_o
   }
   if (output_mask[1] && defined(weight)) {
     grad_weight = at::empty_like(*weight);
-    grad_weight.copy_(at::sum(g * x_hat, outer));
+    grad_weight.copy_(sum_over(g * x_hat, outer));
   }
-  if (output_mask[2] && defined(weight)) {
-    grad_bias = at::empty_like(*weight);
-    grad_bias.copy_(at::sum(g, outer));
+  if (output_mask[2] && defined(bias)) {
+    grad_bias = at::empty_like(*bias);
+    grad_bias.copy_(sum_over(g, outer));
   }
   return {grad_input, grad_weight, grad_bias};
 }
