@@ -189,15 +189,16 @@ def _same(a: object, b: object) -> bool:
         return False
 
 
-def _stock_skips_errors_test(op: object) -> bool:
-    """Whether the OpInfo marks upstream's TestCommon.test_errors skipped or failing here."""
+def _stock_skips(op: object, cls_name: str, test_name: str) -> bool:
+    """Whether the OpInfo marks upstream's test `cls_name.test_name` skipped or failing on
+    the device (a DecorateInfo that is not only a tolerance)."""
     from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
     from torch.testing._internal.opinfo.core import DecorateInfo
 
     tolerances = (precisionOverride, toleranceOverride)
     for info in getattr(op, "decorators", ()) or ():
         if (isinstance(info, DecorateInfo)
-                and info.is_active("TestCommon", "test_errors", DEVICE, None, {})
+                and info.is_active(cls_name, test_name, DEVICE, None, {})
                 and not all(isinstance(d, tolerances) for d in info.decorators)):
             return True
     return False
@@ -210,7 +211,7 @@ def check_error_inputs(op: object) -> tuple[int, int, str]:
     """
     import re
 
-    if op.error_inputs_func is None or _stock_skips_errors_test(op):
+    if op.error_inputs_func is None or _stock_skips(op, "TestCommon", "test_errors"):
         return 0, 0, ""
     passed, total, first = 0, 0, ""
     try:
@@ -234,6 +235,98 @@ def check_error_inputs(op: object) -> tuple[int, int, str]:
             expected = f"{error_input.error_type.__name__} /{error_input.error_regex}/"
             got = "nothing" if raised is None else _first_line(raised)
             first = f"error input {total - 1}: expected {expected}, raised {got}"[:300]
+    return passed, total, first
+
+
+def _detached_on(obj: object, device: str) -> object:
+    """`obj`'s tensors as leaves on `device` that keep their requires_grad."""
+    import torch
+    from torch.utils._pytree import tree_map
+
+    def move(x: object) -> object:
+        if isinstance(x, torch.Tensor):
+            return x.detach().to(device).requires_grad_(x.requires_grad)
+        return x
+
+    return tree_map(move, obj)
+
+
+def _gradients(op: object, sample: object) -> object:
+    """d(sum of outputs * fixed cotangents) / d(inputs that require grad), None when the
+    op has no differentiable output for this sample."""
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    inputs = [t for t in tree_leaves((sample.input, sample.args, sample.kwargs))
+              if isinstance(t, torch.Tensor) and t.requires_grad]
+    out = sample.output_process_fn_grad(op(sample.input, *sample.args, **sample.kwargs))
+    outputs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
+    if not inputs or not outputs:
+        return None
+    generator = torch.Generator().manual_seed(2)
+    cotangents = [torch.randn(o.shape, generator=generator, dtype=o.dtype).to(o.device)
+                  for o in outputs]
+    return torch.autograd.grad(outputs, inputs, cotangents, allow_unused=True)
+
+
+def check_variants(op: object, max_samples: int) -> tuple[int, int, str]:
+    """Noncontiguous samples, the in-place variant and first-order gradients on the device
+    against the CPU (float32; the caller passes only ops whose values are comparable), as
+    upstream's test_noncontiguous_samples, test_variant_consistency_eager and
+    test_compare_cpu-style gradient checks do.
+
+    Returns (checks that agreed, checks, the first mismatch). A variant the CPU itself
+    rejects for a sample (an in-place op that would need type promotion) is not a check.
+    """
+    import torch
+
+    if torch.float32 not in op.supported_dtypes("cpu") & op.supported_dtypes(DEVICE):
+        return 0, 0, ""
+    tolerance = _tolerance(op, torch.float32)
+    passed, total, first = 0, 0, ""
+
+    def check(kind: str, index: int, run: Callable[[str], object]) -> None:
+        nonlocal passed, total, first
+        try:
+            torch.manual_seed(0)
+            expected = _to_cpu(run("cpu"))
+        except Exception:
+            return
+        if expected is None:
+            return
+        total += 1
+        try:
+            torch.manual_seed(0)
+            actual = _to_cpu(run(DEVICE))
+            _backend().synchronize()
+            _compare(actual, expected, tolerance)
+            passed += 1
+        except Exception as error:
+            if not first:
+                first = f"{kind} sample {index}: {_first_line(error)}"
+
+    def call(sample: object, device: str, fn: Callable) -> object:
+        moved = _to_device((sample.input, sample.args, sample.kwargs), device)
+        return sample.output_process_fn_grad(fn(moved[0], *moved[1], **moved[2]))
+
+    noncontiguous = not _stock_skips(op, "TestCommon", "test_noncontiguous_samples")
+    inplace = None if _stock_skips(op, "TestCommon", "test_variant_consistency_eager") else (
+        op.get_inplace())
+    samples = op.sample_inputs("cpu", torch.float32, requires_grad=False)
+    for index, sample in zip(range(max_samples), samples, strict=False):
+        if noncontiguous:
+            strided = sample.noncontiguous()
+            check("noncontiguous", index, lambda d, s=strided: call(s, d, op))
+        if inplace is not None:
+            check("in-place", index, lambda d, s=sample: call(s, d, lambda x, *a, **k: inplace(
+                x.clone(), *a, **k)))
+    if (op.supports_autograd and torch.float32 in op.supported_backward_dtypes(DEVICE)
+            and not _stock_skips(op, "TestGradients", "test_fn_grad")):
+        samples = op.sample_inputs("cpu", torch.float32, requires_grad=True)
+        for index, sample in zip(range(max_samples), samples, strict=False):
+            check("gradient", index, lambda d, s=sample: _gradients(op, type(s)(
+                _detached_on(s.input, d), args=_detached_on(s.args, d),
+                kwargs=_detached_on(s.kwargs, d), output_process_fn_grad=s.output_process_fn_grad)))
     return passed, total, first
 
 
@@ -333,6 +426,7 @@ def run_op(op: object, max_samples: int) -> dict:
             except AssertionError as error:
                 differences.append(f"{where}: {_first_line(error)}")
     result["fallback"] = sorted(fell_back)
+    result["random"] = random_ops
     if differences:
         result["class"], result["detail"] = "differ", differences[0]
     elif errors:
@@ -366,6 +460,8 @@ def worker_main(result_fd: int, max_samples: int) -> None:
         try:
             row = run_op(ops[key], max_samples)
             row["error_inputs"] = check_error_inputs(ops[key])
+            if row["class"] in ("agree", "differ") and not row.pop("random", False):
+                row["variants"] = check_variants(ops[key], max_samples)
         except Exception as error:  # a bug of this harness, or an op raising oddly
             row = {"op": key, "class": "error", "detail": "harness: " + _first_line(error),
                    "fallback": [], "samples": 0, "dtypes": []}
@@ -482,6 +578,12 @@ def _error_inputs(row: dict) -> tuple[int, int, str]:
     return tuple(row.get("error_inputs", (0, 0, "")))
 
 
+def _variants(row: dict) -> tuple[int, int, str]:
+    """(agreeing, checked, first mismatch) of a row's noncontiguous, in-place and gradient
+    checks."""
+    return tuple(row.get("variants", (0, 0, "")))
+
+
 def markdown(rows: list[dict], title: str, notes: list[str]) -> str:
     counts = collections.Counter(r["class"] for r in rows)
     native = sum(1 for r in rows if r["class"] in ("agree", "differ") and not r["fallback"])
@@ -489,21 +591,28 @@ def markdown(rows: list[dict], title: str, notes: list[str]) -> str:
     lines += [f"| {c} | {counts.get(c, 0)} |" for c in CLASSES]
     checked = [r for r in rows if _error_inputs(r)[1]]
     as_stock = sum(1 for r in checked if _error_inputs(r)[0] == _error_inputs(r)[1])
+    variant_checked = [r for r in rows if _variants(r)[1]]
+    variants_agree = sum(1 for r in variant_checked if _variants(r)[0] == _variants(r)[1])
     lines += [f"| total | {len(rows)} |", "",
               f"Ops that ran with no CPU fallback at all: {native}.", "",
               f"Ops whose error_inputs all raise as stock expects: {as_stock} of {len(checked)}.",
+              "", f"Ops whose noncontiguous samples, in-place variant and gradients all agree: "
+              f"{variants_agree} of {len(variant_checked)}.",
               "", "| op | class | path | dtypes | samples | fell back (aten ops) "
-              "| error_inputs | detail |",
-              "| --- | --- | --- | --- | ---: | --- | --- | --- |"]
+              "| error_inputs | variants | detail |",
+              "| --- | --- | --- | --- | ---: | --- | --- | --- | --- |"]
     for r in rows:
         ran = r["class"] in ("agree", "differ")
         path = "fallback" if r["fallback"] else ("native" if ran else "")
         dtypes = ", ".join(d.replace("torch.", "") for d in r["dtypes"])
         passed, total, mismatch = _error_inputs(r)
         errors = f"{passed}/{total}" if total else ""
-        detail = "; ".join(d for d in (r["detail"], mismatch) if d)
+        agreed, checks, variant_mismatch = _variants(r)
+        variants = f"{agreed}/{checks}" if checks else ""
+        detail = "; ".join(d for d in (r["detail"], mismatch, variant_mismatch) if d)
         lines.append(f"| {_escape(r['op'])} | {r['class']} | {path} | {dtypes} | {r['samples']} "
-                     f"| {_escape(', '.join(r['fallback']))} | {errors} | {_escape(detail)} |")
+                     f"| {_escape(', '.join(r['fallback']))} | {errors} | {variants} "
+                     f"| {_escape(detail)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -599,13 +708,19 @@ def main(argv: list[str] | None = None) -> int:
                  f"{r['detail']}" for r in rows if r["class"] == "crash" and r["op"] not in known]
     failures += [f"{r['op']} differs from the CPU and is not in {KNOWN_DIFFERENCES.name}: "
                  f"{r['detail']}" for r in rows if r["class"] == "differ" and r["op"] not in known]
-    failures += [f"{r['op']} is in {KNOWN_DIFFERENCES.name} but now {r['class']}s: remove it"
-                 for r in rows if r["op"] in known and r["class"] == "agree"]
+    failures += [f"{r['op']} is in {KNOWN_DIFFERENCES.name} but now agrees: remove it"
+                 for r in rows if r["op"] in known and r["class"] == "agree"
+                 and _variants(r)[0] == _variants(r)[1]]
     for r in rows:
         passed, total, mismatch = _error_inputs(r)
         if passed != total:
             failures.append(f"{r['op']}: {passed} of {total} error_inputs raise as stock expects: "
                             + mismatch)
+        agreed, checks, variant_mismatch = _variants(r)
+        if agreed != checks and r["op"] not in known:
+            failures.append(f"{r['op']}: {agreed} of {checks} noncontiguous / in-place / gradient "
+                            f"checks agree and it is not in {KNOWN_DIFFERENCES.name}: "
+                            + variant_mismatch)
     for failure in failures:
         print("FAIL: " + failure)
     if under_bazel or not args.out:
