@@ -1,6 +1,6 @@
 // The factories on any torch_core backend: stock's CUDA kernels arange_cuda_out,
-// linspace_cuda_out, logspace_cuda_out and eye_out_cuda. arange, linspace and logspace
-// take their values from the CPU's own kernel (its size and bound checks are stock's) and
+// linspace_cuda_out, logspace_cuda_out, tril_indices_cuda, triu_indices_cuda and
+// eye_out_cuda. All but eye take their values from the CPU's own kernel (its size and bound checks are stock's) and
 // copy them to the device: host-made factories, not fallbacks. eye is stock's: zeros
 // with ones written along a strided diagonal view.
 #include <algorithm>
@@ -14,6 +14,10 @@
 #include <ATen/ops/linspace_native.h>
 #include <ATen/ops/logspace.h>
 #include <ATen/ops/logspace_native.h>
+#include <ATen/ops/tril_indices.h>
+#include <ATen/ops/tril_indices_native.h>
+#include <ATen/ops/triu_indices.h>
+#include <ATen/ops/triu_indices_native.h>
 #include <c10/util/Exception.h>
 
 namespace at::native {
@@ -58,5 +62,17 @@ Tensor& eye_out_cuda(int64_t n, int64_t m, Tensor& out) {
 }
 
 Tensor& eye_out_cuda(int64_t n, Tensor& out) { return eye_out_cuda(n, n, out); }
+
+Tensor tril_indices_cuda(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
+                         std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const TensorOptions options = TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin_memory);
+  return at::tril_indices(row, col, offset, options.device(kCPU)).to(options.device());
+}
+
+Tensor triu_indices_cuda(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
+                         std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const TensorOptions options = TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin_memory);
+  return at::triu_indices(row, col, offset, options.device(kCPU)).to(options.device());
+}
 
 }  // namespace at::native

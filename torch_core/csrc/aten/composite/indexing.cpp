@@ -15,6 +15,7 @@
 #include <ATen/ops/index_put.h>
 #include <ATen/ops/index_select_native.h>
 #include <ATen/ops/masked_fill_native.h>
+#include <ATen/ops/masked_scatter_native.h>
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/where.h>
@@ -99,6 +100,23 @@ Tensor& masked_fill__cuda(Tensor& self, const Tensor& mask, const Tensor& value)
               value.dim(), " dimension(s).");
   TORCH_CHECK(!self.device().is_cpu(), "masked_fill_: Expected inputs to be on same device");
   return masked_fill__cuda(self, mask, value.item());
+}
+
+// Stock's checks; then the masked elements, in order, take source's first elements (the
+// count is read on the host, as index_put_ with a mask reads it anyway).
+Tensor& masked_scatter__cuda(Tensor& self, const Tensor& mask, const Tensor& source) {
+  at::assert_no_internal_overlap(self);
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "masked_scatter_: expected self and source to have same dtypes but got", self.scalar_type(), " and ",
+              source.scalar_type());
+  TORCH_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
+              mask.dtype());
+  const c10::MaybeOwned<Tensor> expanded_mask = expand_inplace(self, mask, "masked_scatter_");
+  if (self.numel() == 0) return self;
+  const int64_t count = expanded_mask->sum().item<int64_t>();
+  TORCH_CHECK(count <= source.numel(), "Number of elements of source < number of ones in mask");
+  self.index_put_({std::optional<Tensor>(*expanded_mask)}, source.reshape({-1}).narrow(0, 0, count));
+  return self;
 }
 
 }  // namespace at::native

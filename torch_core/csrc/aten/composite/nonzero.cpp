@@ -17,6 +17,8 @@
 #include <ATen/ops/ne.h>
 #include <ATen/ops/nonzero_native.h>
 #include <ATen/ops/remainder.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/nonzero_static_native.h>
 #include <ATen/ops/sort.h>
 #include <ATen/ops/stack.h>
 
@@ -90,6 +92,32 @@ Tensor& masked_select_out_cuda(const Tensor& self, const Tensor& mask, Tensor& r
 Tensor masked_select_cuda(const Tensor& self, const Tensor& mask) {
   Tensor result = at::empty({0}, self.options());
   return masked_select_out_cuda(self, mask, result);
+}
+
+// The first `size` nonzero coordinates, rows of fill_value after them.
+Tensor& nonzero_static_out_cuda(const Tensor& self, int64_t size, int64_t fill_value, Tensor& out) {
+  TORCH_CHECK(self.numel() < std::numeric_limits<int>::max(),
+              "nonzero_static is not supported for tensors with more than INT_MAX elements, "
+              "See https://github.com/pytorch/pytorch/issues/51871");
+  TORCH_CHECK(out.dtype() == at::kLong, "nonzero_static: Expected out tensor to have scalar type ", at::kLong,
+              " but got ", out.dtype());
+  TORCH_CHECK(self.device() == out.device(), "expected self and out to be on the same device, but got out on ",
+              out.device(), " and self on ", self.device());
+  TORCH_CHECK(self.dim() <= kMaxNonzeroDims, "nonzero_static is not supported for tensor with more than ",
+              kMaxNonzeroDims, " dimensions");
+  TORCH_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer");
+  const Tensor rows = nonzero_coordinates(self).t();
+  const int64_t kept = std::min(size, rows.size(0));
+  Tensor result = at::full({size, self.dim()}, fill_value, out.options());
+  result.narrow(0, 0, kept).copy_(rows.narrow(0, 0, kept));
+  out.resize_({size, self.dim()});
+  out.copy_(result);
+  return out;
+}
+
+Tensor nonzero_static_cuda(const Tensor& self, int64_t size, int64_t fill_value) {
+  Tensor out = at::empty({0}, self.options().dtype(kLong));
+  return nonzero_static_out_cuda(self, size, fill_value, out);
 }
 
 }  // namespace at::native

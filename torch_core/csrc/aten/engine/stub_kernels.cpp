@@ -328,6 +328,7 @@ void fill_stubs(c10::DeviceType t) {
   fill_math_stubs(t);
   fill_activation_stubs(t);
   fill_loss_stubs(t);
+  fill_isin_stub(t);
 }
 
 }  // namespace torch_core::engine
