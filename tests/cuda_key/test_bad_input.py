@@ -136,6 +136,38 @@ except RuntimeError as error:
         with self.assertRaisesRegex(RuntimeError, r"(?i)same device|different devices|cpu"):
             _ = a + torch.ones(2)
 
+    def test_mixed_devices_raise_before_the_cpu_fallback(self) -> None:
+        # The fallback moves every argument to the CPU: it checks first that they share a
+        # device, as stock's kernels do; a 0-dim CPU tensor is a scalar and may join.
+        a = torch.randn(3, 3)
+        on_0, on_1 = a.cuda(), a.to("cuda:1")
+        cases = {
+            "mm, CPU operand": (lambda: on_0 @ a, "mat2 is on cpu, different from .* on cuda:0"),
+            "mm, CPU self": (lambda: a @ on_0, "mat2 is on cuda:0, different from .* on cpu"),
+            "mm, two devices": (lambda: on_0 @ on_1, "mat2 is on cuda:1"),
+            "cdist": (lambda: torch.cdist(on_0, a), "x2 is on cpu"),
+            "conv2d, CPU weight": (
+                lambda: torch.nn.functional.conv2d(on_0.view(1, 1, 3, 3), torch.ones(1, 1, 2, 2)),
+                "weight is on cpu",
+            ),
+        }
+        for name, (call, message) in cases.items():
+            with self.subTest(case=name):
+                expected = "Expected all tensors to be on the same device, but got " + message
+                with self.assertRaisesRegex(RuntimeError, expected):
+                    call()
+        scalar = torch.tensor(2.0)
+        on_device = torch.igamma(on_0.abs(), scalar)
+        torch.testing.assert_close(on_device.cpu(), torch.igamma(a.abs(), scalar))
+
+    def test_copy_from_a_partly_overlapping_view(self) -> None:
+        # Stock's TensorIterator refuses it (the result would depend on the copy order).
+        x = torch.arange(5.0, device="cuda")
+        with self.assertRaisesRegex(RuntimeError, "unsupported operation: some elements of"):
+            x[1:].copy_(x[:-1])
+        x.copy_(x)  # the same memory exactly is fine
+        self.assertEqual(x.tolist(), [0.0, 1.0, 2.0, 3.0, 4.0])
+
     def test_oom_is_clear_and_recoverable(self) -> None:
         torch.cuda.init()
         keep = torch.empty(16 << 20, dtype=torch.uint8, device="cuda")

@@ -251,7 +251,10 @@ void copy_impl(const at::Tensor& dst, const at::Tensor& src_in, bool non_blockin
   const bool negate = src.is_neg();
   if (conjugate) src = src.conj();       // clears the bit: a view of the stored data
   if (negate) src = src._neg_view();     // likewise
-  // Overlapping source and destination: read the source out first.
+  // As stock's TensorIterator: a source that partly overlaps the destination is an error;
+  // one that is the destination's memory exactly (a conjugate or negative view of it) is
+  // read out first.
+  if (on_device(src) && on_device(dst) && src.device() == dst.device()) at::assert_no_partial_overlap(dst, src);
   if (on_device(src) && on_device(dst) && src.device() == dst.device() &&
       at::get_overlap_status(dst, src) != at::MemOverlapStatus::No) {
     at::Tensor copy = empty_device(src.sizes(), src.scalar_type(), src.device());

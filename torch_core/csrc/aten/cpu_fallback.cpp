@@ -6,6 +6,9 @@
 #include <mutex>
 #include <unordered_set>
 
+#include <optional>
+
+#include <ATen/core/op_registration/adaption.h>
 #include <ATen/native/CPUFallback.h>
 #include <c10/util/Exception.h>
 
@@ -27,6 +30,33 @@ FallbackState& state(c10::DeviceType device_type) {
   // Leaked: fallbacks may run during static destruction of other libraries.
   static auto* states = new std::array<FallbackState, kDeviceTypes>();
   return (*states)[static_cast<std::size_t>(device_type)];
+}
+
+// Stock's kernels reject tensors on different devices (the generated wrappers'
+// check_and_update_common_device, or TensorIterator's check); the fallback moves every
+// argument to the CPU, so it checks first what the kernel would have. A 0-dim CPU tensor
+// passes, as TensorIterator lets a CPU scalar join any device.
+void check_common_device(const c10::OperatorHandle& op, const torch::jit::Stack& stack, const std::string& name) {
+  const auto& arguments = op.schema().arguments();
+  const std::size_t first = stack.size() - arguments.size();
+  std::optional<c10::Device> common;
+  auto check = [&](const at::Tensor& t, const std::string& argument) {
+    if (t.defined() && !(t.dim() == 0 && t.is_cpu())) {
+      c10::impl::check_and_update_common_device(common, t, name.c_str(), argument.c_str());
+    }
+  };
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const c10::IValue& value = stack[first + i];
+    if (value.isTensor()) {
+      check(value.toTensor(), arguments[i].name());
+    } else if (value.isTensorList()) {
+      for (const at::Tensor& t : value.toTensorList()) check(t, arguments[i].name());
+    } else if (value.isOptionalTensorList()) {
+      for (const std::optional<at::Tensor>& t : value.toOptionalTensorList()) {
+        if (t.has_value()) check(*t, arguments[i].name());
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -90,6 +120,7 @@ template <c10::DeviceType kDeviceType>
 void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   FallbackState& s = state(kDeviceType);
   const std::string name = c10::toString(op.operator_name());
+  check_common_device(op, *stack, name);
   const FallbackPolicy policy = s.policy.load();
   bool warn = false;
   std::string env_var;
