@@ -617,15 +617,18 @@ def markdown(rows: list[dict], title: str, notes: list[str]) -> str:
 
 
 def read_known_differences(path: Path = KNOWN_DIFFERENCES) -> dict[str, str]:
-    """`op  reason...` per line; '#' starts a comment."""
+    """`op  reason...` per line, `op@device  reason...` for one device under test only;
+    '#' starts a comment."""
     known = {}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
-            op, _, reason = line.partition(" ")
+            entry, _, reason = line.partition(" ")
             if not reason.strip():
-                raise ValueError(f"{path.name}: '{op}' has no reason")
-            known[op] = reason.strip()
+                raise ValueError(f"{path.name}: '{entry}' has no reason")
+            op, _, device = entry.partition("@")
+            if device in ("", DEVICE):
+                known[op] = reason.strip()
     return known
 
 

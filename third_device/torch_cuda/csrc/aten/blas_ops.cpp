@@ -8,14 +8,16 @@
 // Cases outside float/double/half/bfloat16 and mixed dtypes or devices fall back to the
 // CPU (with torch's own errors for bad shapes). An empty inner dimension needs no library
 // call: the product is zero, so the result is beta * self (zeros when beta is 0).
-// Not yet: cuBLASLt epilogues (addmm's bias fused into the gemm), the out= overloads
-// (they fall back), complex types.
+// The out= overloads (and so addmm_, baddbmm_, addmv_) compute the functional result and
+// write it out with the structured kernels' checks.
+// Not yet: cuBLASLt epilogues (addmm's bias fused into the gemm), complex types.
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
 
 #include <ATen/Context.h>
+#include <ATen/native/Resize.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/addmm_ops.h>
 #include <ATen/ops/addmv_ops.h>
@@ -242,6 +244,40 @@ at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor
   return out;
 }
 
+// What a structured kernel's out= wrapper does with its result: stock's dtype and device
+// checks, resize_output (with its warning for a non-empty out of another shape), copy.
+at::Tensor& write_out(at::Tensor& out, const at::Tensor& result) {
+  TORCH_CHECK(out.scalar_type() == result.scalar_type(), "Expected out tensor to have dtype ", result.dtype(),
+              ", but got ", out.dtype(), " instead");
+  TORCH_CHECK(out.device() == result.device(), "Expected out tensor to have device ", result.device(), ", but got ",
+              out.device(), " instead");
+  at::native::resize_output(out, result.sizes());
+  out.copy_(result);
+  return out;
+}
+
+at::Tensor& mm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  return write_out(out, native::mm(self, mat2));
+}
+at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta,
+                      const c10::Scalar& alpha, at::Tensor& out) {
+  return write_out(out, native::addmm(self, mat1, mat2, beta, alpha));
+}
+at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  return write_out(out, native::bmm(self, mat2));
+}
+at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                        const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
+  return write_out(out, native::baddbmm(self, batch1, batch2, beta, alpha));
+}
+at::Tensor& mv_out(const at::Tensor& self, const at::Tensor& vec, at::Tensor& out) {
+  return write_out(out, native::mv(self, vec));
+}
+at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec, const c10::Scalar& beta,
+                      const c10::Scalar& alpha, at::Tensor& out) {
+  return write_out(out, native::addmv(self, mat, vec, beta, alpha));
+}
+
 }  // namespace
 
 }  // namespace torch_cuda::native
@@ -255,4 +291,10 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("baddbmm", TORCH_FN(native::baddbmm));
   m.impl("mv", TORCH_FN(native::mv));
   m.impl("addmv", TORCH_FN(native::addmv));
+  m.impl("mm.out", TORCH_FN(native::mm_out));
+  m.impl("addmm.out", TORCH_FN(native::addmm_out));
+  m.impl("bmm.out", TORCH_FN(native::bmm_out));
+  m.impl("baddbmm.out", TORCH_FN(native::baddbmm_out));
+  m.impl("mv.out", TORCH_FN(native::mv_out));
+  m.impl("addmv.out", TORCH_FN(native::addmv_out));
 }
