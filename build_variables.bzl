@@ -214,6 +214,7 @@ torch_core_composite_sources = [
     "csrc/aten/composite/nonzero.cpp",
     "csrc/aten/composite/normalization.cpp",
     "csrc/aten/composite/order_statistics.cpp",
+    "csrc/aten/composite/padding.cpp",
     "csrc/aten/composite/pooling.cpp",
     "csrc/aten/composite/resampling.cpp",
     "csrc/aten/composite/shape.cpp",

@@ -66,12 +66,32 @@ at::Tensor nearest_indices(Axis axis, std::optional<double> scale, bool exact) {
   return indices;
 }
 
-at::Tensor nearest_weights(Axis axis, std::optional<double> scale, bool exact, at::ScalarType accumulate) {
-  const at::Tensor indices = nearest_indices(axis, scale, exact);
+at::Tensor gather_weights(const at::Tensor& indices, int64_t input_size, at::ScalarType accumulate) {
   const int64_t* index = indices.const_data_ptr<int64_t>();
-  return host_matrix(axis, accumulate, [&](auto m) {
-    for (int64_t o = 0; o < axis.output_size; ++o) m[o][index[o]] = 1;
+  return host_matrix({input_size, indices.size(0)}, accumulate, [&](auto m) {
+    for (int64_t o = 0; o < indices.size(0); ++o) m[o][index[o]] = 1;
   });
+}
+
+at::Tensor nearest_weights(Axis axis, std::optional<double> scale, bool exact, at::ScalarType accumulate) {
+  return gather_weights(nearest_indices(axis, scale, exact), axis.input_size, accumulate);
+}
+
+at::Tensor padding_indices(int64_t input_size, int64_t before, int64_t after, bool reflect) {
+  const int64_t output_size = input_size + before + after;
+  at::Tensor indices = at::empty({output_size}, at::TensorOptions().dtype(at::kLong));
+  int64_t* index = indices.mutable_data_ptr<int64_t>();
+  for (int64_t o = 0; o < output_size; ++o) {
+    int64_t i = o - before;
+    if (reflect) {
+      if (i < 0) i = -i;
+      if (i >= input_size) i = 2 * (input_size - 1) - i;
+    } else {
+      i = std::clamp<int64_t>(i, 0, input_size - 1);
+    }
+    index[o] = i;
+  }
+  return indices;
 }
 
 at::Tensor linear_weights(Axis axis, bool align_corners, std::optional<double> scale, at::ScalarType accumulate) {

@@ -27,6 +27,13 @@ struct Axis {
 // nearest_neighbor(_exact)_compute_source_index with the float scale its kernels use.
 at::Tensor nearest_indices(Axis axis, std::optional<double> scale, bool exact);
 
+// reflection / replication padding's source index of each output position (a CPU int64
+// vector): `before` and `after` positions added (negative ones crop), read back from the
+// input mirrored about its edges (reflect) or from the nearest edge.
+at::Tensor padding_indices(int64_t input_size, int64_t before, int64_t after, bool reflect);
+// The (indices.size(0) x input_size) matrix of a gather's weights: one 1 per row.
+at::Tensor gather_weights(const at::Tensor& indices, int64_t input_size, at::ScalarType accumulate);
+
 // The (output_size x input_size) weight matrices, as CPU tensors of `accumulate` (kFloat
 // or kDouble, the type stock's kernel computes indices and weights in).
 at::Tensor nearest_weights(Axis axis, std::optional<double> scale, bool exact, at::ScalarType accumulate);
