@@ -73,6 +73,16 @@ void check_grad_output(const Tensor& grad_output, const Tensor& input, IntArrayR
   }
 }
 
+// The non-structured replication backwards (2d, 3d): stock's checks, then the gradient.
+Tensor& replication_backward(const Tensor& grad_output, const Tensor& input, IntArrayRef padding,
+                             std::size_t padding_size, const char* kernel_name, Tensor& grad_input) {
+  TORCH_CHECK(padding.size() == padding_size, "padding Size is expected to be ", padding_size);
+  check_grad_output(grad_output, input, padding, "gradOutput");
+  grad_input.resize_as_(input);
+  pad_backward(grad_input, grad_output, input, padding, /*reflect=*/false, kernel_name);
+  return grad_input;
+}
+
 }  // namespace
 
 TORCH_IMPL_FUNC(reflection_pad1d_out_cuda)(const Tensor& input, IntArrayRef padding, const Tensor& output) {
@@ -146,11 +156,7 @@ Tensor reflection_pad2d_backward_cuda(const Tensor& grad_output, const Tensor& i
 
 Tensor& replication_pad2d_backward_out_cuda(const Tensor& grad_output, const Tensor& input, IntArrayRef padding,
                                             Tensor& grad_input) {
-  TORCH_CHECK(padding.size() == 4, "padding Size is expected to be 4");
-  check_grad_output(grad_output, input, padding, "gradOutput");
-  grad_input.resize_as_(input);
-  pad_backward(grad_input, grad_output, input, padding, /*reflect=*/false, "replication_pad2d_backward_cuda");
-  return grad_input;
+  return replication_backward(grad_output, input, padding, 4, "replication_pad2d_backward_cuda", grad_input);
 }
 
 Tensor replication_pad2d_backward_cuda(const Tensor& grad_output, const Tensor& input, IntArrayRef padding) {
@@ -160,11 +166,7 @@ Tensor replication_pad2d_backward_cuda(const Tensor& grad_output, const Tensor& 
 
 Tensor& replication_pad3d_backward_out_cuda(const Tensor& grad_output, const Tensor& input, IntArrayRef padding,
                                             Tensor& grad_input) {
-  TORCH_CHECK(padding.size() == 6, "padding Size is expected to be 6");
-  check_grad_output(grad_output, input, padding, "gradOutput");
-  grad_input.resize_as_(input);
-  pad_backward(grad_input, grad_output, input, padding, /*reflect=*/false, "replication_pad3d_backward_cuda");
-  return grad_input;
+  return replication_backward(grad_output, input, padding, 6, "replication_pad3d_backward_cuda", grad_input);
 }
 
 Tensor replication_pad3d_backward_cuda(const Tensor& grad_output, const Tensor& input, IntArrayRef padding) {
