@@ -3,6 +3,7 @@ library is made of. BUILD files turn the groups into targets with explicit deps.
 
 # torch_core: the device-agnostic layer (depends on @torch only).
 torch_core_runtime_headers = [
+    "csrc/runtime/current_device_scope.h",
     "csrc/runtime/device_runtime.h",
 ]
 

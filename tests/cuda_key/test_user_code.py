@@ -78,6 +78,39 @@ class UserCode(unittest.TestCase):
         self.assertEqual(x.sum().item(), 300.0)
         self.assertIsInstance(torch.cuda.current_stream().cuda_stream, int)
 
+    def test_other_devices_streams_while_device_0_is_current(self) -> None:
+        # Device 1's default stream and events act on device 1 although device 0 is
+        # current: the simulator refuses a call that a GPU would send to device 0's stream.
+        torch.cuda.set_device(0)
+        x1 = torch.arange(1000.0, device="cuda:1") * 3
+        stream1 = torch.cuda.default_stream(1)
+        stream1.synchronize()
+        self.assertTrue(stream1.query())
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record(stream1)
+        stream1.wait_event(start)
+        torch.cuda.current_stream(0).wait_event(start)
+        end.record(stream1)
+        end.synchronize()
+        self.assertGreaterEqual(start.elapsed_time(end), 0.0)
+        side1 = torch.cuda.Stream(device=1)
+        side1.wait_stream(stream1)
+        with torch.cuda.stream(side1):
+            y1 = x1 + 1
+        stream1.wait_stream(side1)
+        y1.record_stream(stream1)
+        x0 = y1.to("cuda:0")
+        torch.cuda.synchronize(1)
+        self.assertEqual(torch.cuda.current_device(), 0)
+        expected = torch.arange(1000.0) * 3 + 1
+        self.assertTrue(torch.equal(x0.cpu(), expected))
+        del y1
+        torch.cuda.set_device(1)
+        back = x0.to("cuda:0").to("cuda:1")  # from device 1: device 0's stream is the other one
+        torch.cuda.set_device(0)
+        self.assertTrue(torch.equal(back.cpu(), expected))
+
     def test_memory_stats(self) -> None:
         torch.cuda.init()
         before = torch.cuda.memory_allocated()

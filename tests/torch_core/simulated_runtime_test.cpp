@@ -354,6 +354,43 @@ void test_wait_event_across_devices() {
   runtime.free(1, target);
 }
 
+// CUDA's current-device rules (device_runtime.h). On a GPU breaking them acts on the
+// wrong device instead of failing, so the simulator refuses what CUDA would misdirect.
+void test_current_device_rules() {
+  SimulatedRuntime runtime(small_config());
+  runtime.set_current_device(0);
+  StreamHandle default0 = runtime.default_stream(0);
+  StreamHandle default1 = runtime.default_stream(1);
+  StreamHandle created1 = runtime.create_stream(1, 0);
+  EventHandle event0 = runtime.create_event(0, true);
+  EventHandle event1 = runtime.create_event(1, true);
+  const char* wrong_default = "the default stream of simulated device 1 while device 0 is current";
+  CHECK_THROWS(runtime.synchronize_stream(default1), RuntimeError, wrong_default);
+  CHECK_THROWS(runtime.query_stream(default1), RuntimeError, wrong_default);
+  CHECK_THROWS(runtime.record_event(event1, default1), RuntimeError, wrong_default);
+  CHECK_THROWS(runtime.stream_wait_event(default1, event0), RuntimeError, wrong_default);
+  CHECK_THROWS(runtime.memset_async(nullptr, 0, 0, default1), RuntimeError, wrong_default);
+  CHECK_THROWS(runtime.enqueue(created1, [] {}), RuntimeError, "CUDA refuses a kernel launch");
+  // What CUDA allows on another device's created stream: queue copies and events, wait.
+  runtime.record_event(event1, created1);
+  runtime.stream_wait_event(default0, event1);
+  runtime.synchronize_stream(created1);
+  CHECK_TRUE(runtime.query_stream(created1));
+  // Everything, once the stream's device is current.
+  runtime.set_current_device(1);
+  runtime.enqueue(created1, [] {});
+  runtime.record_event(event1, default1);
+  runtime.synchronize_stream(default1);
+  CHECK_THROWS(runtime.record_event(event0, default0), RuntimeError,
+               "the default stream of simulated device 0 while device 1 is current");
+  runtime.set_current_device(0);
+  runtime.record_event(event0, default0);
+  runtime.synchronize_device(0);
+  CHECK_THROWS(runtime.elapsed_ms(event0, event1), RuntimeError, "must match");
+  for (EventHandle event : {event0, event1}) runtime.destroy_event(event);
+  runtime.destroy_stream(created1);
+}
+
 void test_event_timing() {
   SimulatedRuntime runtime(small_config());
   StreamHandle stream = runtime.create_stream(0, 0);
@@ -467,7 +504,9 @@ void test_worker_errors_surface() {
 
   // A failure on a stream destroyed before it was synchronized is not lost.
   StreamHandle doomed = runtime.create_stream(1, 0);
+  runtime.set_current_device(1);
   runtime.enqueue(doomed, [] { throw std::runtime_error("lost and found"); });
+  runtime.set_current_device(0);
   runtime.destroy_stream(doomed);
   CHECK_THROWS(runtime.synchronize_device(1), RuntimeError, "lost and found");
   runtime.synchronize_device(1);
@@ -625,6 +664,7 @@ int main() {
   cc_check::run("two_streams_need_an_event", test_two_streams_need_an_event);
   cc_check::run("rerecorded_event_keeps_earlier_waiters", test_rerecorded_event_keeps_earlier_waiters);
   cc_check::run("wait_event_across_devices", test_wait_event_across_devices);
+  cc_check::run("current_device_rules", test_current_device_rules);
   cc_check::run("event_timing", test_event_timing);
   cc_check::run("pinned_memory", test_pinned_memory);
   cc_check::run("worker_errors_surface", test_worker_errors_surface);

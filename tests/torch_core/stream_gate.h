@@ -4,6 +4,7 @@
 
 #include <future>
 
+#include "torch_core/runtime/current_device_scope.h"
 #include "torch_core/runtime/simulated_runtime.h"
 
 namespace torch_core::testing {
@@ -13,6 +14,7 @@ class Gate {
   Gate() : opened_(promise_.get_future().share()) {}
   void hold(SimulatedRuntime& runtime, StreamHandle stream) {
     std::shared_future<void> opened = opened_;
+    const CurrentDeviceScope on_stream_device(runtime, runtime.stream_device(stream));
     runtime.enqueue(stream, [opened] { opened.wait(); });
   }
   void open() { promise_.set_value(); }

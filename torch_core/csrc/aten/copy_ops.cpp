@@ -25,6 +25,7 @@
 
 #include "torch_core/aten/device_kernels.h"
 #include "torch_core/aten/native_ops.h"
+#include "torch_core/runtime/current_device_scope.h"
 #include "op_support.h"
 
 namespace torch_core::native {
@@ -210,17 +211,26 @@ void copy_across_devices(const at::Tensor& dst, const at::Tensor& src) {
   void* to = target.data_ptr();
   const void* from = source.const_data_ptr();
   const auto bytes = static_cast<std::size_t>(target.nbytes());
+  // Each stream is used with its own device current (the runtime's rule: a default stream
+  // names the current device's).
   runtime_call([&] {
     // The copy waits for the work that produced `source`...
     EventHandle produced = runtime.create_event(src_index, /*enable_timing=*/false);
-    runtime.record_event(produced, src_stream);
+    {
+      const CurrentDeviceScope on_source(runtime, src_index);
+      runtime.record_event(produced, src_stream);
+    }
+    const CurrentDeviceScope on_destination(runtime, dst_index);
     runtime.stream_wait_event(dst_stream, produced);
     runtime.destroy_event(produced);
     runtime.memcpy_async(to, from, bytes, CopyKind::kDeviceToDevice, dst_stream);
     // ... and later work on the source's stream (reusing its memory) waits for the copy.
     EventHandle copied = runtime.create_event(dst_index, /*enable_timing=*/false);
     runtime.record_event(copied, dst_stream);
-    runtime.stream_wait_event(src_stream, copied);
+    {
+      const CurrentDeviceScope on_source(runtime, src_index);
+      runtime.stream_wait_event(src_stream, copied);
+    }
     runtime.destroy_event(copied);
   });
   if (!target.is_same(dst)) copy_same_device(dst, target);

@@ -6,6 +6,7 @@
 #include <c10/util/Exception.h>
 
 #include "torch_core/device/invalid_device.h"
+#include "torch_core/runtime/current_device_scope.h"
 
 namespace torch_core {
 
@@ -107,11 +108,17 @@ void* DeviceGuardImpl::getStreamNativeHandle(const c10::Stream stream) const {
 }
 
 bool DeviceGuardImpl::queryStream(const c10::Stream& stream) const {
-  return translate(device_type_, [&] { return runtime_.query_stream(streams_.handle(stream)); });
+  return translate(device_type_, [&] {
+    const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
+    return runtime_.query_stream(streams_.handle(stream));
+  });
 }
 
 void DeviceGuardImpl::synchronizeStream(const c10::Stream& stream) const {
-  translate(device_type_, [&] { runtime_.synchronize_stream(streams_.handle(stream)); });
+  translate(device_type_, [&] {
+    const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
+    runtime_.synchronize_stream(streams_.handle(stream));
+  });
 }
 
 void DeviceGuardImpl::synchronizeDevice(const c10::DeviceIndex device_index) const {
@@ -128,13 +135,17 @@ void DeviceGuardImpl::record(void** event, const c10::Stream& stream, const c10:
       // PYTORCH_DEFAULT: no timing (cheaper); BACKEND_DEFAULT: timing (torch.Event(enable_timing=True)).
       *event = runtime_.create_event(stream.device_index(), flag == c10::EventFlag::BACKEND_DEFAULT);
     }
+    const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
     runtime_.record_event(*event, streams_.handle(stream));
   });
 }
 
 void DeviceGuardImpl::block(void* event, const c10::Stream& stream) const {
   if (event == nullptr) return;  // never recorded: nothing to wait for
-  translate(device_type_, [&] { runtime_.stream_wait_event(streams_.handle(stream), event); });
+  translate(device_type_, [&] {
+    const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
+    runtime_.stream_wait_event(streams_.handle(stream), event);
+  });
 }
 
 bool DeviceGuardImpl::queryEvent(void* event) const {

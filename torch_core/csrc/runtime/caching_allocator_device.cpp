@@ -8,6 +8,7 @@
 
 #include "torch_core/runtime/allocator_errors.h"
 #include "torch_core/runtime/allocator_sizes.h"
+#include "torch_core/runtime/current_device_scope.h"
 
 namespace torch_core {
 namespace caching_allocator_detail {
@@ -241,7 +242,10 @@ void DeviceCache::record_events(Block* block) {
       event = spare_events_.back();
       spare_events_.pop_back();
     }
-    runtime_.record_event(event, use.stream);
+    {
+      const CurrentDeviceScope on_stream_device(runtime_, use.device);
+      runtime_.record_event(event, use.stream);
+    }
     ++block->event_count;
     pending_[use.stream].push_back({event, block, foreign});
   }

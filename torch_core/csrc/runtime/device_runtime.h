@@ -9,6 +9,12 @@
 // Errors: a failing call throws RuntimeError naming the call and what to do, except
 // allocate(), which returns nullptr when the device is out of memory so that a caching
 // allocator can free its cache and retry before it raises.
+//
+// The current device (CUDA's rules, which a backend's runtime may rely on): a call that
+// acts on a stream is made with the stream's device current, since a device's default
+// stream may stand for "the current device's" (cudaStreamLegacy does); work is launched
+// only on a stream of the current device; an event is recorded only on a stream of its
+// own device. CurrentDeviceScope (current_device_scope.h) is how callers keep them.
 #pragma once
 
 #include <cstddef>

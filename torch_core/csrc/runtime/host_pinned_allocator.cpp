@@ -4,6 +4,7 @@
 
 #include "torch_core/runtime/allocator_errors.h"
 #include "torch_core/runtime/allocator_sizes.h"
+#include "torch_core/runtime/current_device_scope.h"
 
 namespace torch_core {
 namespace {
@@ -114,7 +115,10 @@ void HostPinnedAllocator::free(void* ptr) {
       event = spare.back();
       spare.pop_back();
     }
-    runtime_.record_event(event, stream);
+    {
+      const CurrentDeviceScope on_stream_device(runtime_, device);
+      runtime_.record_event(event, stream);
+    }
     ++block->event_count;
     pending_.push_back(PendingEvent{device, event, block});
   }

@@ -252,7 +252,7 @@ void SimulatedRuntime::check_copy(void* dst, const void* src, std::size_t bytes,
 
 void SimulatedRuntime::memset_async(void* dst, int value, std::size_t bytes, StreamHandle stream) {
   check_not_forked("memset_async");
-  const StreamPtr target = find_stream(stream, "memset_async");
+  const StreamPtr target = stream_for(stream, "memset_async", StreamUse::kQueueOrWait);
   if (bytes == 0) return;
   if (dst == nullptr || device_holding(dst, bytes) < 0) {
     throw RuntimeError("memset_async: the range [" + pointer_text(dst) + ", +" + std::to_string(bytes) +
@@ -264,7 +264,7 @@ void SimulatedRuntime::memset_async(void* dst, int value, std::size_t bytes, Str
 void SimulatedRuntime::memcpy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind,
                                     StreamHandle stream) {
   check_not_forked("memcpy_async");
-  const StreamPtr target = find_stream(stream, "memcpy_async");
+  const StreamPtr target = stream_for(stream, "memcpy_async", StreamUse::kQueueOrWait);
   if (bytes == 0) return;
   check_copy(dst, src, bytes, kind, "memcpy_async");
   // As cudaMemcpyAsync: from pageable host memory the source is staged before the call
@@ -311,6 +311,31 @@ SimulatedRuntime::StreamPtr SimulatedRuntime::find_stream(StreamHandle stream, c
                        " (not created by this runtime, or already destroyed)");
   }
   return it->second;
+}
+
+SimulatedRuntime::StreamPtr SimulatedRuntime::stream_for(StreamHandle stream, const char* call,
+                                                         StreamUse use) const {
+  StreamPtr target = find_stream(stream, call);
+  // A null handle is the current device's by definition; the stream workers stand for the
+  // device itself, not for a host thread with a current device.
+  if (stream == nullptr || SimulatedStream::current() != nullptr) return target;
+  const int current = current_device();
+  const int owner = target->device();
+  if (owner == current) return target;
+  const std::string devices = " of simulated device " + std::to_string(owner) + " while device " +
+                              std::to_string(current) + " is current";
+  const std::string fix = "; make device " + std::to_string(owner) +
+                          " current first (a device guard around the call)";
+  if (use == StreamUse::kLaunch) {
+    throw RuntimeError(std::string(call) + ": work launched on a stream" + devices +
+                       ": CUDA refuses a kernel launch on another device's stream" + fix);
+  }
+  if (devices_[static_cast<std::size_t>(owner)].default_stream == target) {
+    throw RuntimeError(std::string(call) + ": the default stream" + devices +
+                       ": CUDA's default stream names the current device's, so on a GPU this "
+                       "call would act on device " + std::to_string(current) + fix);
+  }
+  return target;
 }
 
 std::vector<SimulatedRuntime::StreamPtr> SimulatedRuntime::streams_of(int device) const {
@@ -374,13 +399,13 @@ StreamPriorityRange SimulatedRuntime::stream_priority_range() const { return kPr
 
 bool SimulatedRuntime::query_stream(StreamHandle stream) {
   check_not_forked("query_stream");
-  const StreamPtr target = find_stream(stream, "query_stream");
+  const StreamPtr target = stream_for(stream, "query_stream", StreamUse::kQueueOrWait);
   return target->is_complete(target->last_position());
 }
 
 void SimulatedRuntime::synchronize_stream(StreamHandle stream) {
   check_not_forked("synchronize_stream");
-  const StreamPtr target = find_stream(stream, "synchronize_stream");
+  const StreamPtr target = stream_for(stream, "synchronize_stream", StreamUse::kQueueOrWait);
   target->wait(target->last_position());
   const std::string error = target->take_error();
   if (!error.empty()) {
@@ -391,7 +416,7 @@ void SimulatedRuntime::synchronize_stream(StreamHandle stream) {
 
 void SimulatedRuntime::enqueue(StreamHandle stream, std::function<void()> work) {
   check_not_forked("enqueue");
-  const StreamPtr target = find_stream(stream, "enqueue");
+  const StreamPtr target = stream_for(stream, "enqueue", StreamUse::kLaunch);
   if (!work) throw RuntimeError("enqueue: the work item is empty");
   target->enqueue(std::move(work));
 }
@@ -437,7 +462,7 @@ void SimulatedRuntime::destroy_event(EventHandle event) {
 void SimulatedRuntime::record_event(EventHandle event, StreamHandle stream) {
   check_not_forked("record_event");
   const EventPtr target = find_event(event, "record_event");
-  const StreamPtr on = find_stream(stream, "record_event");
+  const StreamPtr on = stream_for(stream, "record_event", StreamUse::kQueueOrWait);
   if (target->device() != on->device()) {
     throw RuntimeError("record_event: the event belongs to simulated device " +
                        std::to_string(target->device()) + " but the stream to device " +
@@ -472,7 +497,7 @@ void SimulatedRuntime::synchronize_event(EventHandle event) {
 
 void SimulatedRuntime::stream_wait_event(StreamHandle stream, EventHandle event) {
   check_not_forked("stream_wait_event");
-  const StreamPtr waiter = find_stream(stream, "stream_wait_event");
+  const StreamPtr waiter = stream_for(stream, "stream_wait_event", StreamUse::kQueueOrWait);
   const EventPtr target = find_event(event, "stream_wait_event");
   // The wait is for the record current now, whose marker is already queued, so waits
   // can never form a cycle. An event never recorded is complete: nothing to wait for.
@@ -484,6 +509,11 @@ void SimulatedRuntime::stream_wait_event(StreamHandle stream, EventHandle event)
 float SimulatedRuntime::elapsed_ms(EventHandle start, EventHandle end) {
   const EventPtr first = find_event(start, "elapsed_ms");
   const EventPtr second = find_event(end, "elapsed_ms");
+  if (first->device() != second->device()) {
+    throw RuntimeError("elapsed_ms: the start event belongs to simulated device " +
+                       std::to_string(first->device()) + " and the end event to device " +
+                       std::to_string(second->device()) + "; as in CUDA they must match");
+  }
   const auto elapsed = second->completion_time("end") - first->completion_time("start");
   return std::chrono::duration<float, std::milli>(elapsed).count();
 }

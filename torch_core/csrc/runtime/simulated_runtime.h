@@ -16,6 +16,11 @@
 // - An exception thrown by stream work is kept and raised as RuntimeError by the next
 //   synchronize_stream / synchronize_device (or blocking memcpy) of that stream, once.
 // - A null StreamHandle means the current device's default stream, as stream 0 in CUDA.
+// - CUDA's rules on the current device are enforced, since on a GPU breaking them acts on
+//   the wrong device rather than failing: a device's default stream is used only while
+//   that device is current (CUDA's default stream names the current device's), work is
+//   launched only on a stream of the current device, an event is recorded only on a
+//   stream of its own device and elapsed_ms() takes two events of one device.
 //
 // All methods are safe to call concurrently from any number of threads.
 #pragma once
@@ -102,6 +107,9 @@ class SimulatedRuntime final : public DeviceRuntime {
   // of the parent, so queued work would never run (CUDA answers "initialization error").
   void check_not_forked(const char* call) const;
   StreamPtr find_stream(StreamHandle stream, const char* call) const;
+  // find_stream() for a call that acts on the stream, with the current-device rules.
+  enum class StreamUse { kQueueOrWait, kLaunch };
+  StreamPtr stream_for(StreamHandle stream, const char* call, StreamUse use) const;
   EventPtr find_event(EventHandle event, const char* call) const;
   std::vector<StreamPtr> streams_of(int device) const;  // -1: every device
   // The device whose memory holds [ptr, ptr + bytes), or -1.
