@@ -321,6 +321,24 @@ void device_checks(cudaStream_t stream) {
     reused = blas::current_handle(stream);
   }).join();
   check(reused == other && blas::created_handle_count() == created, "an exited thread's handle is reused");
+
+  // Workspaces come from the installed allocator (torch_cuda's: the caching allocator),
+  // one per (handle, stream), sized as CUBLAS_WORKSPACE_CONFIG or the default says.
+  static std::vector<std::size_t> requested;
+  blas::set_workspace_allocator([](std::size_t bytes) -> void* {
+    requested.push_back(bytes);
+    void* memory = nullptr;
+    gpu_test::cuda_ok(cudaMalloc(&memory, bytes), "cudaMalloc");
+    return memory;
+  });
+  cudaStream_t fresh = nullptr;
+  gpu_test::cuda_ok(cudaStreamCreate(&fresh), "cudaStreamCreate");
+  blas::current_handle(fresh);
+  blas::current_handle(fresh);
+  blas::set_workspace_allocator(nullptr);
+  check(requested.size() == 1 && requested[0] > 0,
+        "a new stream's workspace comes from the installed allocator, once");
+  gpu_test::cuda_ok(cudaStreamDestroy(fresh), "cudaStreamDestroy");
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ torch_core::Backend& backend() {
     if (torch_core::DeviceKernels* kernels = variant::device_kernels()) {
       torch_core::register_device_kernels(c10::DeviceType::CUDA, kernels);
     }
-    variant::register_kernel_engine();
+    variant::register_kernels();
     torch_core::init_fallback_policy_from_env(c10::DeviceType::CUDA, kFallbackPolicyEnv);
     return created;
   }();

@@ -25,9 +25,10 @@ const char* name();
 std::unique_ptr<torch_core::DeviceRuntime> make_runtime();
 // The copy/fill kernels for torch_core's generic ops; nullptr: they stage through the host.
 torch_core::DeviceKernels* device_kernels();
-// Registers the kernel engine that runs torch_core's stub kernels on the CUDA key (the
-// CUDA engine, or torch_core's host engine on the simulated runtime).
-void register_kernel_engine();
+// Registers what runs torch_core's stub kernels on the CUDA key (the CUDA engine, or
+// torch_core's host engine on the simulated runtime) and where the device libraries'
+// executors take their memory from.
+void register_kernels();
 // cudart's version as CUDART_VERSION spells it (13050), from the build.
 long cudart_version();
 

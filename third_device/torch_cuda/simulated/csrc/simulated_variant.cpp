@@ -51,7 +51,7 @@ torch_core::DeviceKernels* device_kernels() {
   return kernels;
 }
 
-void register_kernel_engine() {
+void register_kernels() {
   torch_core::engine::register_host_engine(c10::DeviceType::CUDA, &simulated::launch);
 }
 

@@ -19,6 +19,7 @@ struct Pool {
   std::unordered_map<int, std::vector<cublasHandle_t>> idle;  // by device
   std::map<std::pair<cublasHandle_t, cudaStream_t>, void*> workspaces;
   std::size_t created = 0;
+  WorkspaceAllocator allocate_workspace = nullptr;  // nullptr: cudaMalloc
 };
 
 // Leaked on purpose (see the header): also keeps it alive for the thread-exit returns.
@@ -77,14 +78,29 @@ void* workspace(cublasHandle_t handle, cudaStream_t stream, std::size_t bytes) {
     auto found = p.workspaces.find({handle, stream});
     if (found != p.workspaces.end()) return found->second;
   }
+  WorkspaceAllocator allocate = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    allocate = p.allocate_workspace;
+  }
   void* memory = nullptr;
-  if (bytes > 0) TORCH_CUDA_CHECK(cudaMalloc(&memory, bytes));
+  if (bytes > 0 && allocate != nullptr) {
+    memory = allocate(bytes);
+  } else if (bytes > 0) {
+    TORCH_CUDA_CHECK(cudaMalloc(&memory, bytes));
+  }
   std::lock_guard<std::mutex> lock(p.mutex);
   p.workspaces.emplace(std::make_pair(handle, stream), memory);
   return memory;
 }
 
 }  // namespace
+
+void set_workspace_allocator(WorkspaceAllocator allocate) {
+  Pool& p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.allocate_workspace = allocate;
+}
 
 std::optional<std::size_t> parse_workspace_config(const char* config) {
   if (config == nullptr || *config == '\0') return std::nullopt;

@@ -10,7 +10,10 @@
 // The workspace (cublasSetWorkspace) is per (handle, stream): two streams sharing one
 // workspace could run kernels that use it at the same time. Its size is
 // CUBLAS_WORKSPACE_CONFIG's (":SIZE_KiB:COUNT" pairs, e.g. ":4096:8"), or ATen's default:
-// 32 MiB on sm_90 and newer, 4096 KiB x 2 + 16 KiB x 8 before.
+// 32 MiB on sm_90 and newer, 4096 KiB x 2 + 16 KiB x 8 before. It comes from the
+// installed WorkspaceAllocator: torch_cuda installs the caching allocator's, as ATen takes
+// its workspaces from CUDACachingAllocator (counted in memory stats; out of memory frees
+// the cache and retries before it raises); torch-free callers get cudaMalloc.
 #pragma once
 
 #include <cublas_v2.h>
@@ -20,6 +23,12 @@
 #include <optional>
 
 namespace torch_cuda::blas {
+
+// Device memory of `bytes` on the current device that stays valid for the process;
+// throws when there is none.
+using WorkspaceAllocator = void* (*)(std::size_t bytes);
+// Installs where later workspaces come from (those made already are kept).
+void set_workspace_allocator(WorkspaceAllocator allocate);
 
 // The calling thread's handle for the current device (cudaGetDevice), bound to `stream`
 // with that stream's workspace. Throws CudaError or CublasError (without a device:
