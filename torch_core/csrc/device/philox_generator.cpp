@@ -34,25 +34,23 @@ uint64_t PhiloxGenerator::seed() {
 }
 
 void PhiloxGenerator::set_offset(uint64_t offset) {
-  TORCH_CHECK(offset % 4 == 0, "the offset of a Philox generator must be a multiple of 4, got ", offset);
+  TORCH_CHECK(offset % 4 == 0, "offset must be a multiple of 4");  // stock's message
   offset_ = offset;
 }
 
 uint64_t PhiloxGenerator::get_offset() const { return offset_; }
 
+// As stock's CUDA generator: the seed and the offset (a uint64 each), or the seed alone
+// (offset 0), with its messages.
 void PhiloxGenerator::set_state(const c10::TensorImpl& new_state) {
   at::detail::check_rng_state(new_state);
   const auto bytes = static_cast<std::size_t>(new_state.numel());
-  TORCH_CHECK_VALUE(bytes == kStateBytes, "RNG state of a ",
-                    c10::DeviceTypeName(device_.type(), /*lower_case=*/true),
-                    " generator must be ", kStateBytes,
-                    " bytes (seed and offset, a uint64 each), got ", bytes, " bytes");
-  uint64_t values[2];
-  std::memcpy(values, new_state.data(), kStateBytes);
-  TORCH_CHECK_VALUE(values[1] % 4 == 0, "RNG state holds offset ", values[1],
-                    ", which is not a multiple of 4");
+  const bool seed_only = bytes == sizeof(uint64_t);
+  TORCH_CHECK(seed_only || bytes == kStateBytes, "RNG state is wrong size");
+  uint64_t values[2] = {0, 0};
+  std::memcpy(values, new_state.data(), bytes);
+  set_offset(values[1]);
   seed_ = values[0];
-  offset_ = values[1];
 }
 
 c10::intrusive_ptr<c10::TensorImpl> PhiloxGenerator::get_state() const {
