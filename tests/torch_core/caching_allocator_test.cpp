@@ -602,6 +602,13 @@ void test_config_parsing() {
   setenv("TEST_ALLOC_CONF_FROM_ENV", "max_split_size_mb:1", 1);
   CHECK_THROWS(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV"), RuntimeError,
                "TEST_ALLOC_CONF_FROM_ENV");
+  // PYTORCH_ALLOC_CONF, stock's current name, wins over the backend's older one.
+  setenv("PYTORCH_ALLOC_CONF", "max_split_size_mb:32", 1);
+  CHECK_EQ(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV").max_split_size, mib(32));
+  setenv("PYTORCH_ALLOC_CONF", "max_split_size_mb:1", 1);
+  CHECK_THROWS(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV"), RuntimeError,
+               "PYTORCH_ALLOC_CONF");
+  unsetenv("PYTORCH_ALLOC_CONF");
   unsetenv("TEST_ALLOC_CONF_FROM_ENV");
   CHECK_EQ(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV").garbage_collection_threshold,
            0.0);

@@ -210,9 +210,11 @@ AllocatorConfig AllocatorConfig::parse(const std::string& text, const std::strin
   return Parser(text, env_var).run();
 }
 
-AllocatorConfig AllocatorConfig::from_env(const std::string& env_var) {
-  const char* value = std::getenv(env_var.c_str());
-  return parse(value == nullptr ? "" : value, env_var);
+AllocatorConfig AllocatorConfig::from_env(const std::string& backend_env_var) {
+  for (const std::string& name : {std::string("PYTORCH_ALLOC_CONF"), backend_env_var}) {
+    if (const char* value = std::getenv(name.c_str())) return parse(value, name);
+  }
+  return parse("", backend_env_var);
 }
 
 }  // namespace torch_core

@@ -42,8 +42,10 @@ struct AllocatorConfig {
   // Parses `text`; throws RuntimeError naming `env_var`, the bad item and the accepted
   // keys and ranges. An empty text gives the defaults.
   static AllocatorConfig parse(const std::string& text, const std::string& env_var);
-  // parse(getenv(env_var)), or the defaults when the variable is unset.
-  static AllocatorConfig from_env(const std::string& env_var);
+  // parse() of PYTORCH_ALLOC_CONF, the device-generic name, when it is set; else of
+  // `backend_env_var` (PYTORCH_CUDA_ALLOC_CONF, the older name stock still reads); else
+  // the defaults.
+  static AllocatorConfig from_env(const std::string& backend_env_var);
 };
 
 }  // namespace torch_core
