@@ -29,6 +29,7 @@ torch_core_simulated_runtime_sources = [
 torch_core_allocator_headers = [
     "csrc/runtime/allocator_config.h",
     "csrc/runtime/allocator_errors.h",
+    "csrc/runtime/allocator_history.h",
     "csrc/runtime/allocator_sizes.h",
     "csrc/runtime/allocator_snapshot.h",
     "csrc/runtime/allocator_stats.h",
@@ -38,6 +39,7 @@ torch_core_allocator_headers = [
 # Sources, with the headers private to them (blocks, pools, the per-device cache).
 torch_core_allocator_sources = [
     "csrc/runtime/allocator_config.cpp",
+    "csrc/runtime/allocator_history.cpp",
     "csrc/runtime/allocator_sizes.cpp",
     "csrc/runtime/allocator_stats.cpp",
     "csrc/runtime/caching_allocator.cpp",
@@ -88,10 +90,12 @@ torch_core_device_sources = [
 
 # torch_core device layer, Python face: the functions every device module is built from.
 torch_core_device_python_headers = [
+    "csrc/device/memory_history_bindings.h",
     "csrc/device/python_bindings.h",
 ]
 
 torch_core_device_python_sources = [
+    "csrc/device/memory_history_bindings.cpp",
     "csrc/device/python_bindings.cpp",
 ]
 

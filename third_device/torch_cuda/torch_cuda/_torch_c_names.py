@@ -32,8 +32,18 @@ PROVIDED: dict[str, str] = {
     "_cuda_memoryStats": "_CUDAC._memory_stats, nested as torch.cuda.memory expects",
     "_cuda_resetPeakMemoryStats": "_CUDAC._reset_peak_memory_stats",
     "_cuda_resetAccumulatedMemoryStats": "_CUDAC._reset_accumulated_memory_stats",
+    "_cuda_hostMemoryStats": "_CUDAC._host_memory_stats (the pinned host allocator's)",
+    "_cuda_resetPeakHostMemoryStats": "_CUDAC._reset_peak_host_memory_stats",
+    "_cuda_resetAccumulatedHostMemoryStats": "_CUDAC._reset_accumulated_host_memory_stats",
     "_cuda_emptyCache": "_CUDAC._empty_cache (device and pinned caches)",
-    "_cuda_memorySnapshot": "_CUDAC._memory_snapshot as {'segments', 'device_traces'}",
+    "_cuda_memorySnapshot": (
+        "_CUDAC._memory_snapshot and _memory_trace per device as {'segments', 'device_traces'}"
+    ),
+    "_cuda_record_memory_history": (
+        "_CUDAC._record_memory_history (Python stacks; stacks='all' adds no C++ frames)"
+    ),
+    "_cuda_record_memory_history_legacy": "_CUDAC._record_memory_history, arguments mapped",
+    "_cuda_allocationTraceback": "_CUDAC._allocation_traceback (the block's Python stack)",
     "_cuda_getMemoryFraction": "the fraction last set (1.0 until set)",
     "_cuda_setMemoryFraction": "_CUDAC._set_memory_fraction (caching allocator limit)",
     "_cuda_canDeviceAccessPeer": "True between the backend's devices (runtime copies)",
@@ -42,10 +52,10 @@ PROVIDED: dict[str, str] = {
     "_cuda_set_sync_debug_mode": "stores the mode",
     "_cuda_getCompiledVersion": "_CUDAC.cudart_version",
     "_cuda_isCurrentStreamCapturing": "False (no CUDA graph capture)",
-    "_cuda_isHistoryEnabled": "False (no allocation history)",
+    "_cuda_isHistoryEnabled": "_CUDAC._is_history_enabled",
     "_cuda_getAllocatorBackend": "'native' (torch_core's caching allocator)",
     "_cuda_cudaCachingAllocator_is_enabled": "True",
-    "_cuda_clearCublasWorkspaces": "no-op (no cuBLAS workspaces held yet)",
+    "_cuda_clearCublasWorkspaces": "no-op (cuBLAS workspaces are kept for the process)",
     "_cuda_get_cudnn_benchmark_limit": "a stored limit (no cuDNN)",
     "_cuda_set_cudnn_benchmark_limit": "stores the limit",
     "_cuda_sleep": "_CUDAC._sleep (simulated variant only: a timed work item)",
@@ -209,16 +219,90 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
         C._reset_accumulated_memory_stats(int(device))
 
     @export
+    def _cuda_hostMemoryStats() -> dict[str, Any]:
+        return dict(C._host_memory_stats())
+
+    @export
+    def _cuda_resetPeakHostMemoryStats() -> None:
+        C._reset_peak_host_memory_stats()
+
+    @export
+    def _cuda_resetAccumulatedHostMemoryStats() -> None:
+        C._reset_accumulated_host_memory_stats()
+
+    @export
     def _cuda_emptyCache() -> None:
         C._empty_cache()
 
     @export
     def _cuda_memorySnapshot(mempool_id: object = None) -> dict[str, Any]:
+        # mempool_id: None, or (pool id, pool id, include_traces) from memory_snapshot().
+        include_traces = not isinstance(mempool_id, tuple) or bool(mempool_id[2])
+        devices = range(C._device_count())
+        segments = list(C._memory_snapshot())  # records "snapshot" in the traces
         return {
-            "segments": list(C._memory_snapshot()),
-            "device_traces": [],
+            "segments": segments,
+            "device_traces": [list(C._memory_trace(d)) if include_traces else [] for d in devices],
             "allocator_settings": {},
         }
+
+    def refuse_unsupported_history(compile_context: bool, global_record_annotations: bool) -> None:
+        if compile_context or global_record_annotations:
+            raise RuntimeError(
+                "torch_cuda's memory history records Python stacks only: pass "
+                "compile_context=False and global_record_annotations=False"
+            )
+
+    @export
+    def _cuda_record_memory_history(
+        enabled: str | None,
+        context: str | None,
+        stacks: str,
+        max_entries: int,
+        clear_history: bool = False,
+        compile_context: bool = False,
+        global_record_annotations: bool = False,
+        skip_actions: list[str] | None = None,
+    ) -> None:
+        refuse_unsupported_history(compile_context, global_record_annotations)
+        C._record_memory_history(
+            enabled, context, stacks, max_entries, clear_history, list(skip_actions or [])
+        )
+
+    @export
+    def _cuda_record_memory_history_legacy(
+        enabled: bool,
+        record_context: bool = True,
+        trace_alloc_max_entries: int = 1,
+        trace_alloc_record_context: bool = False,
+        record_context_cpp: bool = False,
+        clear_history: bool = False,
+        compile_context: bool = False,
+        global_record_annotations: bool = False,
+        skip_actions: list[str] | None = None,
+    ) -> None:
+        # As stock: the trace holds at least one entry; record_context keeps the blocks'
+        # stacks, trace_alloc_record_context the trace's too.
+        refuse_unsupported_history(compile_context, global_record_annotations)
+        if not enabled:
+            C._record_memory_history(None, None, "python", 1, clear_history, [])
+            return
+        context = None
+        if record_context:
+            context = "alloc" if trace_alloc_record_context else "state"
+        stacks = "all" if record_context_cpp else "python"
+        C._record_memory_history(
+            "all",
+            context,
+            stacks,
+            max(1, int(trace_alloc_max_entries)),
+            clear_history,
+            list(skip_actions or []),
+        )
+
+    @export
+    def _cuda_allocationTraceback(data_ptr: int) -> list[dict[str, Any]] | None:
+        return C._allocation_traceback(int(data_ptr))
 
     @export
     def _cuda_getMemoryFraction(device: int) -> float:
@@ -256,7 +340,7 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
 
     @export
     def _cuda_isHistoryEnabled() -> bool:
-        return False
+        return bool(C._is_history_enabled())
 
     @export
     def _cuda_getAllocatorBackend() -> str:

@@ -69,9 +69,11 @@ class DeviceCachingAllocator final : public c10::DeviceAllocator {
   // Returns a pointer to the cache (the raw deleter).
   void free(void* ptr);
   c10::DeviceType device_type() const { return device_type_; }
+  // The torch-free allocator underneath (created on first use), for what c10's
+  // interface has no call for (memory history).
+  CachingAllocator& core();
 
  private:
-  CachingAllocator& core();
   c10::DeviceIndex resolve(c10::DeviceIndex device) const;
 
   const c10::DeviceType device_type_;

@@ -14,6 +14,7 @@
 
 #include "torch_core/aten/cpu_fallback.h"
 #include "torch_core/device/backend.h"
+#include "torch_core/device/memory_history_bindings.h"
 #include "torch_core/device/storage_resize.h"
 
 namespace py = pybind11;
@@ -45,9 +46,44 @@ py::dict segment_dict(const SegmentInfo& segment) {
     b["size"] = block.size;
     b["requested_size"] = block.requested_size;
     b["state"] = block_state_name(block.state);
+    b["frames"] = block_frames(block.frames);
     blocks.append(std::move(b));
   }
   result["blocks"] = std::move(blocks);
+  return result;
+}
+
+py::dict stat_dict(const Stat& stat) {
+  py::dict result;
+  result["current"] = stat.current;
+  result["peak"] = stat.peak;
+  result["allocated"] = stat.allocated;
+  result["freed"] = stat.freed;
+  return result;
+}
+
+py::dict duration_dict(const DurationStat& stat) {
+  py::dict result;
+  result["total"] = stat.total;
+  result["max"] = stat.max;
+  result["min"] = stat.min;
+  result["count"] = stat.count;
+  result["avg"] = stat.count == 0 ? 0 : stat.total / stat.count;
+  return result;
+}
+
+// The pinned allocator's statistics under stock's names (torch.cuda.host_memory_stats):
+// its "allocations" are the pinned blocks held, "active_requests" those handed out.
+py::dict host_stats_dict(const HostAllocatorStats& stats) {
+  py::dict result;
+  result["allocations"] = stat_dict(stats.segment);
+  result["allocated_bytes"] = stat_dict(stats.reserved_bytes);
+  result["active_requests"] = stat_dict(stats.allocation);
+  result["active_bytes"] = stat_dict(stats.allocated_bytes);
+  result["num_host_alloc"] = stats.num_host_alloc;
+  result["num_host_free"] = stats.num_host_free;
+  result["host_alloc_time"] = duration_dict(stats.host_alloc_time);
+  result["host_free_time"] = duration_dict(stats.host_free_time);
   return result;
 }
 
@@ -151,6 +187,11 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   m.def("_reset_accumulated_memory_stats", [b](int device) {
     b->allocator().resetAccumulatedStats(static_cast<c10::DeviceIndex>(device));
   }, py::arg("device") = -1);
+  m.def("_host_memory_stats", [b] { return host_stats_dict(b->host_allocator().core().stats()); });
+  m.def("_reset_peak_host_memory_stats", [b] { b->host_allocator().core().reset_peak_stats(); });
+  m.def("_reset_accumulated_host_memory_stats",
+        [b] { b->host_allocator().core().reset_accumulated_stats(); });
+  bind_memory_history(m, backend);
   m.def("_mem_get_info", [b](int device) {
     return b->allocator().getMemoryInfo(b->checked_index(static_cast<c10::DeviceIndex>(device)));
   }, py::arg("device") = -1);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "torch_core/runtime/allocator_history.h"
 #include "torch_core/runtime/device_runtime.h"
 
 namespace torch_core {
@@ -34,6 +35,7 @@ struct BlockInfo {
   std::size_t size = 0;
   std::size_t requested_size = 0;  // 0 unless allocated
   BlockState state = BlockState::kInactive;
+  Traceback frames;  // the allocating stack, when memory history recorded it
 };
 
 struct SegmentInfo {

@@ -39,7 +39,9 @@ CachingAllocator::Shard& CachingAllocator::shard(void* ptr) const {
 void* CachingAllocator::allocate(int device, std::size_t bytes, StreamHandle stream) {
   DeviceCache& cache = device_cache(device);
   if (bytes == 0) return nullptr;
-  Block* block = cache.malloc(bytes, stream);
+  Traceback context = gather_stack(
+      [](const HistorySettings& settings) { return settings.alloc_stacks; });
+  Block* block = cache.malloc(bytes, stream, std::move(context));
   void* ptr = block->ptr;
   Shard& owner = shard(ptr);
   std::lock_guard<std::mutex> lock(owner.mutex);
@@ -49,6 +51,8 @@ void* CachingAllocator::allocate(int device, std::size_t bytes, StreamHandle str
 
 void CachingAllocator::free(void* ptr) {
   if (ptr == nullptr) return;
+  Traceback context = gather_stack(
+      [](const HistorySettings& settings) { return settings.free_stacks; });
   Allocation allocation{};
   {
     Shard& owner = shard(ptr);
@@ -63,7 +67,7 @@ void CachingAllocator::free(void* ptr) {
     allocation = it->second;
     owner.allocations.erase(it);
   }
-  device_cache(allocation.device).free(allocation.block);
+  device_cache(allocation.device).free(allocation.block, std::move(context));
 }
 
 void CachingAllocator::record_stream(void* ptr, int stream_device, StreamHandle stream) {
@@ -112,6 +116,40 @@ MemoryInfo CachingAllocator::memory_info(int device) const {
 
 void CachingAllocator::set_memory_fraction(int device, double fraction) {
   device_cache(device).set_memory_fraction(fraction);
+}
+
+// --- Memory history ------------------------------------------------------------------
+
+void CachingAllocator::record_history(HistorySettings settings, bool clear_trace) {
+  std::shared_ptr<const HistorySettings> shared;
+  if (settings.enabled()) shared = std::make_shared<const HistorySettings>(std::move(settings));
+  std::lock_guard<std::mutex> lock(history_mutex_);
+  history_ = shared;
+  recording_.store(shared != nullptr, std::memory_order_release);
+  for (auto& device : devices_) device->set_history(shared, clear_trace);
+}
+
+std::vector<TraceEntry> CachingAllocator::trace(int device) const {
+  return device_cache(device).trace();
+}
+
+Traceback CachingAllocator::allocation_traceback(void* ptr) const {
+  Shard& owner = shard(ptr);
+  std::lock_guard<std::mutex> lock(owner.mutex);
+  const auto it = owner.allocations.find(ptr);
+  if (it == owner.allocations.end()) return nullptr;
+  return it->second.block->context;
+}
+
+Traceback CachingAllocator::gather_stack(bool wanted_by(const HistorySettings&)) const {
+  if (!recording_.load(std::memory_order_acquire)) return nullptr;
+  std::shared_ptr<const HistorySettings> settings;
+  {
+    std::lock_guard<std::mutex> lock(history_mutex_);
+    settings = history_;
+  }
+  if (settings == nullptr || !wanted_by(*settings) || !settings->gather) return nullptr;
+  return settings->gather();
 }
 
 }  // namespace torch_core

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -27,6 +28,7 @@
 
 #include "torch_core/runtime/allocator_config.h"
 #include "torch_core/runtime/allocator_errors.h"
+#include "torch_core/runtime/allocator_history.h"
 #include "torch_core/runtime/allocator_snapshot.h"
 #include "torch_core/runtime/allocator_stats.h"
 #include "torch_core/runtime/device_runtime.h"
@@ -74,6 +76,16 @@ class CachingAllocator {
   // (torch.cuda.set_per_process_memory_fraction). Throws RuntimeError outside [0, 1].
   void set_memory_fraction(int device, double fraction);
 
+  // Memory history (torch.cuda.memory._record_memory_history): what every device
+  // records from now on; settings that record nothing stop it. `clear_trace` drops the
+  // trace recorded so far.
+  void record_history(HistorySettings settings, bool clear_trace);
+  bool history_enabled() const { return recording_.load(std::memory_order_acquire); }
+  // The actions recorded on `device`, oldest first.
+  std::vector<TraceEntry> trace(int device) const;
+  // The stack that allocated the live `ptr`; null when none was recorded.
+  Traceback allocation_traceback(void* ptr) const;
+
   const AllocatorConfig& config() const { return config_; }
   int device_count() const { return static_cast<int>(devices_.size()); }
 
@@ -93,12 +105,17 @@ class CachingAllocator {
 
   caching_allocator_detail::DeviceCache& device_cache(int device) const;
   Shard& shard(void* ptr) const;
+  // The caller's stack when the current settings ask for it (gathered outside all locks).
+  Traceback gather_stack(bool wanted_by(const HistorySettings&)) const;
 
   DeviceRuntime& runtime_;
   const AllocatorConfig config_;
   const std::string device_type_;
   std::vector<std::unique_ptr<caching_allocator_detail::DeviceCache>> devices_;
   mutable std::array<Shard, kShards> shards_;
+  mutable std::mutex history_mutex_;
+  std::shared_ptr<const HistorySettings> history_;  // null: not recording
+  std::atomic<bool> recording_{false};              // fast path for allocate and free
 };
 
 }  // namespace torch_core

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <set>
 
+#include "torch_core/runtime/allocator_history.h"
 #include "torch_core/runtime/device_runtime.h"
 
 namespace torch_core {
@@ -39,6 +40,7 @@ struct Block {
   Block* next = nullptr;
   int event_count = 0;               // events still to complete before reuse
   int64_t gc_count_base = 0;         // pool's search count when it was cached
+  Traceback context;                 // the allocating stack, while memory history records it
 
   bool is_split() const { return prev != nullptr || next != nullptr; }
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <sstream>
@@ -41,15 +42,16 @@ DeviceCache::~DeviceCache() {
 
 // --- Allocation ----------------------------------------------------------------------
 
-Block* DeviceCache::malloc(std::size_t size, StreamHandle stream) {
+Block* DeviceCache::malloc(std::size_t size, StreamHandle stream, Traceback context) {
   std::lock_guard<std::mutex> lock(mutex_);
   process_events();
   if (size > sizes::kMaxRequest) {
-    raise_out_of_memory(Request{size, size, size, &large_blocks_, stream});
+    raise_out_of_memory(Request{size, size, size, &large_blocks_, stream, std::move(context)});
   }
   const std::size_t rounded = sizes::round_size(size, config_);
   Request request{size, rounded, sizes::segment_size(rounded),
-                  rounded <= sizes::kSmallSize ? &small_blocks_ : &large_blocks_, stream};
+                  rounded <= sizes::kSmallSize ? &small_blocks_ : &large_blocks_, stream,
+                  std::move(context)};
 
   Block* block = find_cached(request);
   if (block == nullptr) {
@@ -99,6 +101,7 @@ Block* DeviceCache::allocate_segment(const Request& request) {
     stats_.reserved_bytes[type].increase(bytes);
   });
   if (request.segment >= config_.max_split_size) stats_.oversize_segments.increase(1);
+  record(TraceAction::kSegmentAlloc, ptr, request.segment, request.stream, request.context);
   return new Block(request.stream, request.segment, request.pool, ptr);
 }
 
@@ -141,6 +144,8 @@ Block* DeviceCache::take(Block* block, const Request& request) {
 
   block->allocated = true;
   block->requested_size = request.requested;
+  if (history_ != nullptr && history_->blocks) block->context = request.context;
+  record(TraceAction::kAlloc, block->ptr, request.requested, request.stream, request.context);
   active_blocks_.insert(block);
   for_each_stat(pool, [&](std::size_t type) {
     stats_.allocation[type].increase(1);
@@ -155,8 +160,10 @@ Block* DeviceCache::take(Block* block, const Request& request) {
 
 // --- Freeing -------------------------------------------------------------------------
 
-void DeviceCache::free(Block* block) {
+void DeviceCache::free(Block* block, Traceback context) {
   std::lock_guard<std::mutex> lock(mutex_);
+  record(TraceAction::kFreeRequested, block->ptr, block->requested_size, block->stream,
+         std::move(context));
   block->allocated = false;
   for_each_stat(*block->pool, [&](std::size_t type) {
     stats_.allocation[type].decrease(1);
@@ -178,6 +185,9 @@ void DeviceCache::record_stream(Block* block, int stream_device, StreamHandle st
 
 // Returns a freed block (no events outstanding) to its pool, merged with free neighbours.
 void DeviceCache::cache(Block* block) {
+  record(TraceAction::kFreeCompleted, block->ptr, block->requested_size, block->stream,
+         block->context);
+  block->context = nullptr;
   const std::size_t original_size = block->size;
   const std::size_t requested = block->requested_size;
   BlockPool& pool = *block->pool;
@@ -290,6 +300,7 @@ void DeviceCache::synchronize_and_free_events() {
 
 void DeviceCache::release_segment(Block* block) {
   runtime_.free(device_, block->ptr);
+  record(TraceAction::kSegmentFree, block->ptr, block->size, block->stream, nullptr);
   block->pool->blocks.erase(block);
   reserved_ -= block->size;
   ++stats_.num_device_free;
@@ -390,6 +401,8 @@ std::size_t DeviceCache::allowed_bytes() {
 void DeviceCache::raise_out_of_memory(const Request& request) {
   ++stats_.num_ooms;
   const MemoryInfo info = runtime_.memory_info(device_);
+  record(TraceAction::kOom, nullptr, request.requested, request.stream, request.context,
+         info.free_bytes);
   const auto allocated = static_cast<std::size_t>(stats_.allocated_bytes[kAggregatePool].current);
   const std::string& env = config_.env_var;
   std::ostringstream message;
@@ -465,6 +478,7 @@ void DeviceCache::empty_cache() {
 
 void DeviceCache::append_snapshot(std::vector<SegmentInfo>& out) {
   std::lock_guard<std::mutex> lock(mutex_);
+  record(TraceAction::kSnapshot, nullptr, 0, nullptr, nullptr);
   std::vector<Block*> blocks(active_blocks_.begin(), active_blocks_.end());
   for (BlockPool* pool : {&large_blocks_, &small_blocks_})
     blocks.insert(blocks.end(), pool->blocks.begin(), pool->blocks.end());
@@ -482,6 +496,7 @@ void DeviceCache::append_snapshot(std::vector<SegmentInfo>& out) {
       if (block->allocated) {
         info.state = BlockState::kActiveAllocated;
         info.requested_size = block->requested_size;
+        info.frames = block->context;
       } else if (block->event_count > 0) {
         info.state = BlockState::kActivePendingFree;
       }
@@ -493,6 +508,40 @@ void DeviceCache::append_snapshot(std::vector<SegmentInfo>& out) {
     }
     out.push_back(std::move(segment));
   }
+}
+
+// --- Memory history ------------------------------------------------------------------
+
+void DeviceCache::set_history(std::shared_ptr<const HistorySettings> settings, bool clear_trace) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  history_ = settings != nullptr && settings->enabled() ? std::move(settings) : nullptr;
+  if (clear_trace) trace_.clear();
+  while (history_ != nullptr && trace_.size() > history_->max_entries) trace_.pop_front();
+}
+
+std::vector<TraceEntry> DeviceCache::trace() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {trace_.begin(), trace_.end()};
+}
+
+void DeviceCache::record(TraceAction action, const void* address, std::size_t size,
+                         StreamHandle stream, Traceback frames, std::size_t device_free) {
+  if (history_ == nullptr || !history_->trace || history_->max_entries == 0 ||
+      history_->skip.count(action) > 0) {
+    return;
+  }
+  TraceEntry entry;
+  entry.action = action;
+  entry.address = reinterpret_cast<std::uintptr_t>(address);
+  entry.size = size;
+  entry.stream = stream;
+  entry.time_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  entry.device_free = device_free;
+  if (history_->trace_stacks) entry.frames = std::move(frames);
+  if (trace_.size() == history_->max_entries) trace_.pop_front();
+  trace_.push_back(std::move(entry));
 }
 
 }  // namespace caching_allocator_detail

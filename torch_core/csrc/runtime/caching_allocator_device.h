@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 
 #include "caching_allocator_block.h"
 #include "torch_core/runtime/allocator_config.h"
+#include "torch_core/runtime/allocator_history.h"
 #include "torch_core/runtime/allocator_snapshot.h"
 #include "torch_core/runtime/allocator_stats.h"
 #include "torch_core/runtime/device_runtime.h"
@@ -30,8 +32,9 @@ class DeviceCache {
   DeviceCache& operator=(const DeviceCache&) = delete;
 
   // A block of at least `size` bytes usable on `stream`; throws OutOfMemoryError.
-  Block* malloc(std::size_t size, StreamHandle stream);
-  void free(Block* block);
+  // `context`: the caller's stack, for memory history (may be null).
+  Block* malloc(std::size_t size, StreamHandle stream, Traceback context);
+  void free(Block* block, Traceback context);
   void record_stream(Block* block, int stream_device, StreamHandle stream);
   // Waits for pending events, then gives every unsplit cached segment back.
   void empty_cache();
@@ -40,6 +43,9 @@ class DeviceCache {
   void reset_accumulated_stats();
   void set_memory_fraction(double fraction);
   void append_snapshot(std::vector<SegmentInfo>& out);
+  // Memory history: what to record from now on (null: nothing), and the trace so far.
+  void set_history(std::shared_ptr<const HistorySettings> settings, bool clear_trace);
+  std::vector<TraceEntry> trace();
 
  private:
   struct Request {
@@ -48,6 +54,7 @@ class DeviceCache {
     std::size_t segment;    // segment size to ask the runtime for
     BlockPool* pool;
     StreamHandle stream;
+    Traceback context;
   };
 
   template <typename F>
@@ -75,6 +82,10 @@ class DeviceCache {
   void release_cached_blocks();
   bool release_available_cached_blocks(const Request& request);
   void garbage_collect();
+
+  // Appends to the trace when memory history records `action` (the lock is held).
+  void record(TraceAction action, const void* address, std::size_t size, StreamHandle stream,
+              Traceback frames, std::size_t device_free = 0);
 
   std::size_t capacity();
   std::size_t allowed_bytes();
@@ -106,6 +117,8 @@ class DeviceCache {
   std::size_t capacity_ = 0;         // looked up on first need
   double memory_fraction_ = 1.0;
   bool fraction_set_ = false;
+  std::shared_ptr<const HistorySettings> history_;  // null: not recording
+  std::deque<TraceEntry> trace_;                    // oldest first, at most max_entries
 };
 
 }  // namespace caching_allocator_detail

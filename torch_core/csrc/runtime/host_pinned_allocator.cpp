@@ -1,5 +1,6 @@
 #include "torch_core/runtime/host_pinned_allocator.h"
 
+#include <chrono>
 #include <sstream>
 
 #include "torch_core/runtime/allocator_errors.h"
@@ -13,6 +14,11 @@ std::size_t size_class(std::size_t power_of_two) {
   std::size_t log = 0;
   while ((std::size_t{1} << log) < power_of_two) ++log;
   return log;
+}
+
+int64_t microseconds_since(std::chrono::steady_clock::time_point started) {
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  return std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
 }
 
 }  // namespace
@@ -51,6 +57,7 @@ void* HostPinnedAllocator::allocate(std::size_t bytes) {
   }
 
   // Pinning is slow (it maps pages): done without the lock.
+  auto started = std::chrono::steady_clock::now();
   void* ptr = runtime_.allocate_host_pinned(size);
   if (ptr == nullptr) {
     std::size_t released = 0;
@@ -59,6 +66,7 @@ void* HostPinnedAllocator::allocate(std::size_t bytes) {
       synchronize_events();
       released = release_cached();
     }
+    started = std::chrono::steady_clock::now();
     if (released > 0) ptr = runtime_.allocate_host_pinned(size);
     if (ptr == nullptr) {
       std::ostringstream message;
@@ -70,10 +78,12 @@ void* HostPinnedAllocator::allocate(std::size_t bytes) {
       throw OutOfMemoryError(message.str());
     }
   }
+  const int64_t pin_time = microseconds_since(started);
   std::lock_guard<std::mutex> lock(mutex_);
   Block* block = new Block(size, ptr);
   blocks_.emplace(ptr, block);
   ++stats_.num_host_alloc;
+  stats_.host_alloc_time.add(pin_time);
   stats_.segment.increase(1);
   stats_.reserved_bytes.increase(static_cast<int64_t>(size));
   stats_.allocation.increase(1);
@@ -168,7 +178,9 @@ std::size_t HostPinnedAllocator::release_cached() {
   std::size_t released = 0;
   for (auto& blocks : free_blocks_) {
     for (Block* block : blocks) {
+      const auto started = std::chrono::steady_clock::now();
       runtime_.free_host_pinned(block->ptr);
+      stats_.host_free_time.add(microseconds_since(started));
       ++stats_.num_host_free;
       stats_.segment.decrease(1);
       stats_.reserved_bytes.decrease(static_cast<int64_t>(block->size));
@@ -206,6 +218,8 @@ void HostPinnedAllocator::reset_accumulated_stats() {
     stat->reset_accumulated();
   stats_.num_host_alloc = 0;
   stats_.num_host_free = 0;
+  stats_.host_alloc_time = DurationStat();
+  stats_.host_free_time = DurationStat();
 }
 
 }  // namespace torch_core

@@ -26,6 +26,22 @@
 
 namespace torch_core {
 
+// Time spent in the runtime's pinning calls, in microseconds (stock's DurationStat;
+// the average is total / count).
+struct DurationStat {
+  int64_t total = 0;
+  int64_t max = 0;
+  int64_t min = 0;
+  int64_t count = 0;
+
+  void add(int64_t microseconds) {
+    if (count == 0 || microseconds < min) min = microseconds;
+    if (microseconds > max) max = microseconds;
+    total += microseconds;
+    ++count;
+  }
+};
+
 struct HostAllocatorStats {
   Stat allocation;       // blocks handed out
   Stat segment;          // pinned allocations held (one per block)
@@ -33,6 +49,8 @@ struct HostAllocatorStats {
   Stat reserved_bytes;   // pinned bytes held, cached or handed out
   int64_t num_host_alloc = 0;  // allocate_host_pinned calls that succeeded
   int64_t num_host_free = 0;   // free_host_pinned calls
+  DurationStat host_alloc_time;  // in successful allocate_host_pinned calls
+  DurationStat host_free_time;   // in free_host_pinned calls
 };
 
 class HostPinnedAllocator {

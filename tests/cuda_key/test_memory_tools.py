@@ -1,0 +1,145 @@
+"""torch.cuda's memory tools as user code calls them: the pinned host allocator's
+statistics and the caching allocator's memory history (_record_memory_history,
+_snapshot, _dump_snapshot, _memory_viz)."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+import unittest
+from typing import Any
+
+import torch
+from torch.cuda import _memory_viz
+
+
+def allocate_named_buffer() -> torch.Tensor:
+    return torch.empty(3 << 20, dtype=torch.uint8, device="cuda")
+
+
+def frame_names(frames: list[dict[str, Any]]) -> list[str]:
+    return [frame["name"] for frame in frames]
+
+
+class HostMemoryStats(unittest.TestCase):
+    def test_pinned_tensors_are_counted(self) -> None:
+        torch.cuda.init()  # as stock, the statistics are empty until CUDA is initialised
+        torch.cuda.reset_peak_host_memory_stats()
+        before = torch.cuda.host_memory_stats()
+        pinned = torch.empty(1 << 20, dtype=torch.uint8).pin_memory()
+        during = torch.cuda.host_memory_stats()
+        self.assertTrue(pinned.is_pinned())
+        self.assertEqual(
+            during["active_requests.current"], before.get("active_requests.current", 0) + 1
+        )
+        self.assertGreaterEqual(during["active_bytes.current"], 1 << 20)
+        self.assertGreaterEqual(during["num_host_alloc"], 1)
+        self.assertIn("host_alloc_time.count", during)
+        del pinned
+        after = torch.cuda.host_memory_stats()
+        self.assertEqual(after["active_requests.current"], during["active_requests.current"] - 1)
+        self.assertGreaterEqual(after["active_bytes.peak"], 1 << 20)
+        torch.cuda.reset_peak_host_memory_stats()
+        self.assertEqual(
+            torch.cuda.host_memory_stats()["active_bytes.peak"], after["active_bytes.current"]
+        )
+
+
+class MemoryHistory(unittest.TestCase):
+    def setUp(self) -> None:
+        torch.cuda.empty_cache()  # so that each test's allocations take new segments
+
+    def tearDown(self) -> None:
+        torch.cuda.memory._record_memory_history(enabled=None, clear_history=True)
+
+    def test_snapshot_names_the_allocating_function(self) -> None:
+        torch.cuda.memory._record_memory_history(max_entries=1000, clear_history=True)
+        self.assertTrue(torch._C._cuda_isHistoryEnabled())
+        buffer = allocate_named_buffer()
+        traceback = torch.cuda.memory._allocation_traceback(buffer.untyped_storage().data_ptr())
+        self.assertIsNotNone(traceback)
+        self.assertEqual(frame_names(traceback)[0], "allocate_named_buffer")
+
+        snapshot = torch.cuda.memory._snapshot()
+        address = buffer.data_ptr()
+        blocks = [b for s in snapshot["segments"] for b in s["blocks"] if b["address"] == address]
+        self.assertEqual(len(blocks), 1)
+        self.assertEqual(blocks[0]["state"], "active_allocated")
+        self.assertIn("allocate_named_buffer", frame_names(blocks[0]["frames"]))
+        self.assertEqual(len(snapshot["device_traces"]), torch.cuda.device_count())
+        trace = snapshot["device_traces"][0]
+        allocs = [e for e in trace if e["action"] == "alloc" and e["addr"] == address]
+        self.assertEqual(len(allocs), 1)
+        self.assertEqual(allocs[0]["size"], 3 << 20)
+        self.assertIn("allocate_named_buffer", frame_names(allocs[0]["frames"]))
+        del buffer
+        actions = [e["action"] for e in torch.cuda.memory._snapshot()["device_traces"][0]]
+        self.assertIn("free_requested", actions)
+        self.assertIn("free_completed", actions)
+        self.assertIn("snapshot", actions)
+
+    def test_dumped_snapshot_renders(self) -> None:
+        torch.cuda.memory._record_memory_history(max_entries=100, clear_history=True)
+        kept = [allocate_named_buffer() for _ in range(2)]
+        del kept[0]
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "snapshot.pickle")
+            torch.cuda.memory._dump_snapshot(path)
+            with open(path, "rb") as f:
+                snapshot = pickle.load(f)
+        # The flame graph's lines, not its SVG (which fetches a script from the network).
+        lines = _memory_viz.segments(snapshot, format_flamegraph=lambda lines: lines)
+        self.assertIn("allocate_named_buffer", lines)
+        self.assertIn("<html", _memory_viz.trace_plot(snapshot))
+        self.assertIn("<html", _memory_viz.segment_plot(snapshot))
+        self.assertIn("cudaMalloc", _memory_viz.trace(snapshot))
+
+    def test_bounded_skipped_and_stopped(self) -> None:
+        torch.cuda.memory._record_memory_history(
+            max_entries=4, clear_history=True, skip_actions=["snapshot", "segment_alloc"]
+        )
+        for _ in range(3):
+            allocate_named_buffer()
+        trace = torch.cuda.memory._snapshot()["device_traces"][0]
+        self.assertEqual(len(trace), 4)
+        self.assertNotIn("snapshot", [e["action"] for e in trace])
+        torch.cuda.memory._record_memory_history(enabled=None)
+        self.assertFalse(torch._C._cuda_isHistoryEnabled())
+        allocate_named_buffer()
+        self.assertEqual(len(torch.cuda.memory._snapshot()["device_traces"][0]), 4)
+
+    def test_state_keeps_stacks_without_a_trace(self) -> None:
+        torch.cuda.memory._record_memory_history(enabled="state", clear_history=True)
+        buffer = allocate_named_buffer()
+        snapshot = torch.cuda.memory._snapshot()
+        self.assertEqual(snapshot["device_traces"][0], [])
+        frames = [
+            b["frames"] for s in snapshot["segments"] for b in s["blocks"]
+            if b["address"] == buffer.data_ptr()
+        ]
+        self.assertIn("allocate_named_buffer", frame_names(frames[0]))
+
+    def test_legacy_boolean_form(self) -> None:
+        torch.cuda.memory._record_memory_history(True, trace_alloc_max_entries=10)
+        buffer = allocate_named_buffer()
+        self.assertIsNotNone(torch.cuda.memory._allocation_traceback(buffer.data_ptr()))
+        torch.cuda.memory._record_memory_history(False)
+        self.assertFalse(torch._C._cuda_isHistoryEnabled())
+
+    def test_bad_arguments_say_what_is_accepted(self) -> None:
+        cases = [
+            ({"enabled": "some"}, "expected state to be 'state', 'all', or None"),
+            ({"context": "frames"}, "expected context to be 'state', 'alloc', 'all', or None"),
+            ({"stacks": "cpp"}, "expected stacks to be 'python', or 'all'"),
+            ({"skip_actions": ["freed"]}, "unknown action 'freed'"),
+            ({"compile_context": True}, "compile_context=False"),
+        ]
+        for kwargs, message in cases:
+            with self.subTest(**kwargs), self.assertRaisesRegex(RuntimeError, message):
+                torch.cuda.memory._record_memory_history(**kwargs)
+        self.assertFalse(torch._C._cuda_isHistoryEnabled())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,38 @@
+#include "torch_core/runtime/allocator_history.h"
+
+#include <array>
+#include <utility>
+
+namespace torch_core {
+namespace {
+
+constexpr std::array<std::pair<TraceAction, const char*>, 7> kNames = {{
+    {TraceAction::kAlloc, "alloc"},
+    {TraceAction::kFreeRequested, "free_requested"},
+    {TraceAction::kFreeCompleted, "free_completed"},
+    {TraceAction::kSegmentAlloc, "segment_alloc"},
+    {TraceAction::kSegmentFree, "segment_free"},
+    {TraceAction::kOom, "oom"},
+    {TraceAction::kSnapshot, "snapshot"},
+}};
+
+}  // namespace
+
+const char* trace_action_name(TraceAction action) {
+  for (const auto& [known, name] : kNames) {
+    if (known == action) return name;
+  }
+  return "unknown";
+}
+
+bool trace_action_from_name(const std::string& name, TraceAction& action) {
+  for (const auto& [known, known_name] : kNames) {
+    if (name == known_name) {
+      action = known;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace torch_core
