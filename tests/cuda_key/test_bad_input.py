@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import unittest
+from collections.abc import Callable
 
 import torch
 
@@ -30,7 +31,157 @@ def _use_inherited_tensor_in_child(queue: multiprocessing.Queue) -> None:
         queue.put(str(error))
 
 
+F = torch.nn.functional
+
+
+def _ones(*shape: int, d: str, **options: object) -> torch.Tensor:
+    return torch.ones(*shape, device=d, **options)
+
+
+def _overlapping_add(d: str) -> torch.Tensor:
+    x = torch.arange(5.0, device=d)
+    return x[1:].add_(x[:-1])
+
+
+# Checks that stock makes before any kernel runs, the same on every device: the CUDA key
+# must give the CPU's error type and message exactly.
+DEVICE_INDEPENDENT_CASES: dict[str, Callable[[str], object]] = {
+    "negative size": lambda d: torch.empty(-1, device=d),
+    "huge size": lambda d: torch.empty(1 << 62, device=d),
+    "view of another size": lambda d: _ones(6, d=d).view(7),
+    "reshape with two -1": lambda d: _ones(6, d=d).reshape(-1, -1),
+    "expand a non-singleton": lambda d: _ones(3, d=d).expand(2, 2),
+    "matmul shapes": lambda d: _ones(2, 3, d=d) @ _ones(4, 5, d=d),
+    "matmul dtypes": lambda d: _ones(2, 2, d=d) @ _ones(2, 2, d=d, dtype=torch.double),
+    "in-place broadcast": lambda d: _ones(3, d=d).add_(_ones(2, 3, d=d)),
+    "in-place overlap": _overlapping_add,
+    "in-place cast": lambda d: _ones(3, d=d, dtype=torch.long).div_(2.5),
+    "mean of integers": lambda d: _ones(3, d=d, dtype=torch.long).mean(),
+    "bool subtraction": lambda d: _ones(2, d=d, dtype=torch.bool) - _ones(2, d=d, dtype=torch.bool),
+    "integer to a negative power": lambda d: torch.tensor([2], device=d) ** -1,
+    "lerp of two dtypes": lambda d: torch.lerp(
+        _ones(2, d=d), _ones(2, d=d, dtype=torch.double), 0.5
+    ),
+    "select out of range": lambda d: _ones(3, d=d)[5],
+    "dimension out of range": lambda d: _ones(3, d=d).softmax(dim=2),
+    "unsqueeze out of range": lambda d: _ones(3, d=d).unsqueeze(5),
+    "cat sizes": lambda d: torch.cat([_ones(2, 3, d=d), _ones(2, 4, d=d)]),
+    "stack sizes": lambda d: torch.stack([_ones(2, d=d), _ones(3, d=d)]),
+    "index_select with float index": lambda d: _ones(3, d=d).index_select(0, _ones(2, d=d)),
+    "gather with fewer dims": lambda d: _ones(2, 3, d=d).gather(1, _ones(2, d=d, dtype=torch.long)),
+    "topk larger than the size": lambda d: _ones(3, d=d).topk(5),
+    "item of two elements": lambda d: _ones(2, d=d).item(),
+    "arange step sign": lambda d: torch.arange(0, 10, -1, device=d),
+    "linspace negative steps": lambda d: torch.linspace(0, 1, -1, device=d),
+    "randint empty range": lambda d: torch.randint(5, 2, (3,), device=d),
+    "normal negative std": lambda d: torch.normal(0.0, -1.0, (3,), device=d),
+    "conv2d of a vector": lambda d: F.conv2d(_ones(3, d=d), _ones(1, 1, 2, 2, d=d)),
+    "cross_entropy batch sizes": lambda d: F.cross_entropy(
+        _ones(3, 5, d=d), _ones(2, d=d, dtype=torch.long)
+    ),
+    "nll_loss target out of range": lambda d: F.nll_loss(
+        _ones(2, 3, d=d), torch.tensor([0, 5], device=d)
+    ),
+}
+
+# Out-of-range indices read on the device: stock's kernels assert there, and the error
+# comes at the next synchronization (a RuntimeError naming the bad index here, which,
+# unlike a GPU's device-side assert, leaves the process usable).
+DEVICE_SIDE_INDEX_CASES: dict[str, Callable[[], object]] = {
+    "index": lambda: _ones(3, d="cuda")[torch.tensor([5], device="cuda")],
+    "negative index": lambda: _ones(3, d="cuda")[torch.tensor([-4], device="cuda")],
+    "index_put_": lambda: _ones(3, d="cuda").index_put_(
+        (torch.tensor([5], device="cuda"),), torch.tensor(1.0, device="cuda")
+    ),
+    "gather": lambda: _ones(3, d="cuda").gather(0, torch.tensor([7], device="cuda")),
+    "scatter_": lambda: _ones(3, d="cuda").scatter_(0, torch.tensor([4], device="cuda"), 1.0),
+    "embedding": lambda: F.embedding(torch.tensor([9], device="cuda"), _ones(4, 3, d="cuda")),
+    "index_select": lambda: _ones(3, d="cuda").index_select(0, torch.tensor([4], device="cuda")),
+    "take": lambda: _ones(3, d="cuda").take(torch.tensor([4], device="cuda")),
+}
+
+
 class BadInput(unittest.TestCase):
+    def test_device_independent_checks_match_the_cpu(self) -> None:
+        for name, call in DEVICE_INDEPENDENT_CASES.items():
+            with self.subTest(case=name):
+                with self.assertRaises(Exception) as on_cpu:
+                    call("cpu")
+                with self.assertRaises(Exception) as on_cuda:
+                    call("cuda")
+                self.assertIs(type(on_cuda.exception), type(on_cpu.exception))
+                self.assertEqual(str(on_cuda.exception), str(on_cpu.exception))
+        self.assertEqual(_ones(2, d="cuda").sum().item(), 2.0)  # still usable
+
+    def test_messages_that_name_the_cuda_kernel(self) -> None:
+        # Where stock's CUDA message differs from its CPU one, stock CUDA's is given.
+        cases = {
+            "embedding of float indices": (
+                lambda: F.embedding(_ones(2, d="cuda"), _ones(4, 3, d="cuda")),
+                RuntimeError,
+                "but got torch.cuda.FloatTensor instead",
+            ),
+            "bitwise_and of floats": (
+                lambda: _ones(2, d="cuda") & _ones(2, d="cuda"),
+                NotImplementedError,
+                "\"bitwise_and_cuda\" not implemented for 'Float'",
+            ),
+            "masked_fill with a float mask": (
+                lambda: _ones(3, d="cuda").masked_fill(_ones(3, d="cuda"), 0.0),
+                RuntimeError,
+                "masked_fill only supports boolean masks, but got dtype Float",
+            ),
+        }
+        for name, (call, error, message) in cases.items():
+            with self.subTest(case=name), self.assertRaisesRegex(error, message):
+                call()
+
+    def test_out_of_range_indices_raise_at_the_next_synchronize(self) -> None:
+        for name, call in DEVICE_SIDE_INDEX_CASES.items():
+            with self.subTest(case=name):
+                with self.assertRaisesRegex(RuntimeError, "is out of bounds for dimension"):
+                    call()
+                    torch.cuda.synchronize()
+                self.assertEqual((_ones(2, d="cuda") + 1).sum().item(), 4.0)
+
+    def test_rng_state_misuse(self) -> None:
+        torch.cuda.init()  # before it, stock queues set_rng_state and its error
+        with self.assertRaisesRegex(RuntimeError, "^RNG state is wrong size$"):
+            torch.cuda.set_rng_state(torch.zeros(3, dtype=torch.uint8))
+        with self.assertRaisesRegex(TypeError, "RNG state must be a torch.ByteTensor"):
+            torch.cuda.set_rng_state(torch.zeros(16))
+        with self.assertRaisesRegex(
+            RuntimeError, "Expected a 'cuda' device type for generator but found 'cpu'"
+        ):
+            torch.randn(3, device="cuda", generator=torch.Generator())
+
+    def test_events_misused(self) -> None:
+        event = torch.cuda.Event()
+        event.record(torch.cuda.current_stream(0))
+        with self.assertRaisesRegex(
+            RuntimeError, "^Event device 0 does not match recording stream's device 1.$"
+        ):
+            event.record(torch.cuda.Stream(device=1))
+        start, end = torch.cuda.Event(), torch.cuda.Event()
+        start.record()
+        end.record()
+        end.synchronize()
+        with self.assertRaisesRegex(
+            RuntimeError, "Both events must be created with argument 'enable_timing=True'."
+        ):
+            start.elapsed_time(end)
+
+    def test_device_strings_and_allocator_arguments(self) -> None:
+        with self.assertRaisesRegex(RuntimeError, "Invalid device string: 'cuda:x'"):
+            torch.ones(1, device="cuda:x")
+        torch.cuda.init()
+        with self.assertRaisesRegex(RuntimeError, "Invalid device argument 5: did you call init?"):
+            torch.cuda.memory_stats(5)
+        with self.assertRaisesRegex(ValueError, "Invalid fraction value: 2.0. Allowed range: 0~1"):
+            torch.cuda.set_per_process_memory_fraction(2.0)
+        with self.assertRaisesRegex(TypeError, "Invalid type for fraction argument"):
+            torch.cuda.set_per_process_memory_fraction("half")  # type: ignore[arg-type]
+
     def test_invalid_device_index(self) -> None:
         # Stock raises cudaSetDevice's error: torch.AcceleratorError, a RuntimeError.
         for call in (lambda: torch.ones(1, device="cuda:7"), lambda: torch.cuda.set_device(7),
@@ -125,6 +276,31 @@ except RuntimeError as error:
         result = self.run_python(code, TORCH_SIM_DEVICE_COUNT="0")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertRegex(result.stdout, "RuntimeError No CUDA devices are available: .*0 devices")
+
+    def test_allocator_settings_name_the_variable_they_came_from(self) -> None:
+        code = """
+import torch
+try:
+    torch.ones(1, device="cuda")
+except RuntimeError as error:
+    print(error)
+"""
+        cases = [
+            ({"PYTORCH_ALLOC_CONF": "max_split_size_mb:1"}, "PYTORCH_ALLOC_CONF", "must be >= 20"),
+            ({"PYTORCH_CUDA_ALLOC_CONF": "foo:1"}, "PYTORCH_CUDA_ALLOC_CONF", "unknown key 'foo'"),
+            # The current name wins over the older alias, as in stock.
+            (
+                {"PYTORCH_ALLOC_CONF": "foo:1", "PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:64"},
+                "PYTORCH_ALLOC_CONF",
+                "unknown key 'foo'",
+            ),
+        ]
+        for env, variable, message in cases:
+            with self.subTest(**env):
+                result = self.run_python(code, **env)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertIn(f"invalid {variable}=", result.stdout)
+                self.assertIn(message, result.stdout)
 
     def test_cross_device_op_without_copy(self) -> None:
         a = torch.ones(2, device="cuda:0")

@@ -419,19 +419,26 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
         ) -> _CudaEventBase:
             import torch
 
-            return torch_C.Event.__new__(
+            event = torch_C.Event.__new__(
                 cls,
                 device=torch.device("cuda", current()),
                 enable_timing=enable_timing,
                 blocking=blocking,
                 interprocess=interprocess,
             )
+            event._enable_timing = bool(enable_timing)  # torch._C.Event does not say
+            return event
 
         @property
         def cuda_event(self) -> int:
             return self.event_id
 
         def elapsed_time(self, end_event: torch_C.Event) -> float:
+            # Stock CUDAEvent's checks and messages, in its order.
+            if not (self._enable_timing and getattr(end_event, "_enable_timing", False)):
+                raise RuntimeError(
+                    "Both events must be created with argument 'enable_timing=True'."
+                )
             if not self.event_id or not end_event.event_id:  # never recorded
                 raise RuntimeError("Both events must be recorded before calculating elapsed time.")
             return float(

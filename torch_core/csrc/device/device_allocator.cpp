@@ -85,7 +85,12 @@ CachingAllocator& DeviceCachingAllocator::core() {
 }
 
 c10::DeviceIndex DeviceCachingAllocator::resolve(c10::DeviceIndex device) const {
-  return device < 0 ? static_cast<c10::DeviceIndex>(runtime_.current_device()) : device;
+  if (device < 0) return static_cast<c10::DeviceIndex>(runtime_.current_device());
+  const int count = runtime_.device_count();
+  // Stock's message (CUDACachingAllocator's assertValidDevice), with the valid range.
+  TORCH_CHECK(device < count, "Invalid device argument ", static_cast<int>(device),
+              ": did you call init? (there are ", count, " devices)");
+  return device;
 }
 
 c10::DataPtr DeviceCachingAllocator::allocate_on(c10::DeviceIndex device, std::size_t bytes,

@@ -127,9 +127,9 @@ void DeviceGuardImpl::synchronizeDevice(const c10::DeviceIndex device_index) con
 
 void DeviceGuardImpl::record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
                              const c10::EventFlag flag) const {
-  TORCH_CHECK(device_index == -1 || device_index == stream.device_index(), "event of device ",
-              static_cast<int>(device_index), " cannot be recorded on a stream of device ",
-              static_cast<int>(stream.device_index()));
+  TORCH_CHECK(device_index == -1 || device_index == stream.device_index(), "Event device ",
+              static_cast<int>(device_index), " does not match recording stream's device ",
+              static_cast<int>(stream.device_index()), ".");  // stock CUDAEvent's message
   translate(device_type_, [&] {
     if (*event == nullptr) {
       // PYTORCH_DEFAULT: no timing (cheaper); BACKEND_DEFAULT: timing (torch.Event(enable_timing=True)).
