@@ -1,6 +1,6 @@
 """torch.cuda's memory tools as user code calls them: the pinned host allocator's
-statistics and the caching allocator's memory history (_record_memory_history,
-_snapshot, _dump_snapshot, _memory_viz)."""
+statistics, raw blocks of the caching allocator (caching_allocator_alloc/_delete) and its
+memory history (_record_memory_history, _snapshot, _dump_snapshot, _memory_viz)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,17 @@ class HostMemoryStats(unittest.TestCase):
         self.assertEqual(
             torch.cuda.host_memory_stats()["active_bytes.peak"], after["active_bytes.current"]
         )
+
+
+class RawAllocation(unittest.TestCase):
+    def test_caching_allocator_alloc_and_delete(self) -> None:
+        before = torch.cuda.memory_allocated(1)
+        ptr = torch.cuda.caching_allocator_alloc(1 << 20, device=1, stream=torch.cuda.Stream(1))
+        self.assertEqual(torch.cuda.memory_allocated(1), before + (1 << 20))
+        torch.cuda.caching_allocator_delete(ptr)
+        self.assertEqual(torch.cuda.memory_allocated(1), before)
+        with self.assertRaisesRegex(RuntimeError, "was not allocated by this allocator"):
+            torch.cuda.caching_allocator_delete(ptr)
 
 
 class MemoryHistory(unittest.TestCase):

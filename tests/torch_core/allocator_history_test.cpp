@@ -2,8 +2,10 @@
 // which actions reach the trace, with what sizes and stacks, and the blocks' stacks.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/cc_check/check.h"

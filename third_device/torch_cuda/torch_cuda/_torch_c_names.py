@@ -36,6 +36,8 @@ PROVIDED: dict[str, str] = {
     "_cuda_resetPeakHostMemoryStats": "_CUDAC._reset_peak_host_memory_stats",
     "_cuda_resetAccumulatedHostMemoryStats": "_CUDAC._reset_accumulated_host_memory_stats",
     "_cuda_emptyCache": "_CUDAC._empty_cache (device and pinned caches)",
+    "_cuda_cudaCachingAllocator_raw_alloc": "_CUDAC._raw_alloc (a block of the caching allocator)",
+    "_cuda_cudaCachingAllocator_raw_delete": "_CUDAC._raw_delete",
     "_cuda_memorySnapshot": (
         "_CUDAC._memory_snapshot and _memory_trace per device as {'segments', 'device_traces'}"
     ),
@@ -233,6 +235,14 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
     @export
     def _cuda_emptyCache() -> None:
         C._empty_cache()
+
+    @export
+    def _cuda_cudaCachingAllocator_raw_alloc(size: int, cuda_stream: int) -> int:
+        return int(C._raw_alloc(int(size), int(cuda_stream)))
+
+    @export
+    def _cuda_cudaCachingAllocator_raw_delete(ptr: int) -> None:
+        C._raw_delete(int(ptr))
 
     @export
     def _cuda_memorySnapshot(mempool_id: object = None) -> dict[str, Any]:

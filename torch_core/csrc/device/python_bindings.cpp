@@ -191,6 +191,15 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   m.def("_reset_peak_host_memory_stats", [b] { b->host_allocator().core().reset_peak_stats(); });
   m.def("_reset_accumulated_host_memory_stats",
         [b] { b->host_allocator().core().reset_accumulated_stats(); });
+  // torch.cuda.caching_allocator_alloc / _delete: a raw block of the current device for
+  // use on `stream` (a raw stream handle, as current_stream().cuda_stream gives it).
+  m.def("_raw_alloc", [b](std::size_t bytes, std::uintptr_t stream) {
+    const auto device = static_cast<c10::DeviceIndex>(b->current_device());
+    c10::DataPtr memory = b->allocator().allocate_on(device, bytes, reinterpret_cast<StreamHandle>(stream));
+    return reinterpret_cast<std::uintptr_t>(memory.release_context());
+  }, py::arg("bytes"), py::arg("stream"));
+  m.def("_raw_delete", [b](std::uintptr_t ptr) { b->allocator().free(reinterpret_cast<void*>(ptr)); },
+        py::arg("ptr"));
   bind_memory_history(m, backend);
   m.def("_mem_get_info", [b](int device) {
     return b->allocator().getMemoryInfo(b->checked_index(static_cast<c10::DeviceIndex>(device)));
