@@ -26,8 +26,10 @@ struct OperandLoop {
   int ntensors = 0;
   loop::StridedLoop<kMaxOperands> loop;
   std::array<c10::ScalarType, kMaxOperands> dtypes{};
-  // Host-scalar operands: their bytes, and whether operand i is one.
-  std::array<std::array<unsigned char, 16>, kMaxOperands> scalar_bytes{};
+  // Host-scalar operands: their bytes, and whether operand i is one. Aligned for the
+  // widest element (complex<double>): kernels load it as that type, and an optimised
+  // build does so with aligned vector loads.
+  alignas(16) std::array<std::array<unsigned char, 16>, kMaxOperands> scalar_bytes{};
   std::array<bool, kMaxOperands> is_host_scalar{};
 
   // Points every host-scalar operand at this object's copy of its value (stride 0).
