@@ -1,12 +1,14 @@
 """torch.cuda's memory tools as user code calls them: the pinned host allocator's
 statistics, raw blocks of the caching allocator (caching_allocator_alloc/_delete) and its
-memory history (_record_memory_history, _snapshot, _dump_snapshot, _memory_viz)."""
+memory history (_record_memory_history, _snapshot, _dump_snapshot, _memory_viz, the
+per-thread _set_memory_metadata)."""
 
 from __future__ import annotations
 
 import os
 import pickle
 import tempfile
+import threading
 import unittest
 from typing import Any
 
@@ -105,6 +107,25 @@ class MemoryHistory(unittest.TestCase):
         self.assertIn("<html", _memory_viz.trace_plot(snapshot))
         self.assertIn("<html", _memory_viz.segment_plot(snapshot))
         self.assertIn("cudaMalloc", _memory_viz.trace(snapshot))
+
+    def test_memory_metadata_labels_the_calling_threads_entries(self) -> None:
+        torch.cuda.memory._record_memory_history(max_entries=100, clear_history=True)
+        torch.cuda.memory._set_memory_metadata("phase=forward")
+        self.assertEqual(torch.cuda.memory._get_memory_metadata(), "phase=forward")
+        labelled = allocate_named_buffer()
+        seen_by_other_thread: list[str] = []
+        other = threading.Thread(
+            target=lambda: seen_by_other_thread.append(torch.cuda.memory._get_memory_metadata())
+        )
+        other.start()
+        other.join()
+        torch.cuda.memory._set_memory_metadata("")
+        plain = allocate_named_buffer()
+        trace = torch.cuda.memory._snapshot()["device_traces"][0]
+        metadata = {e["addr"]: e["user_metadata"] for e in trace if e["action"] == "alloc"}
+        self.assertEqual(metadata[labelled.data_ptr()], "phase=forward")
+        self.assertEqual(metadata[plain.data_ptr()], "")
+        self.assertEqual(seen_by_other_thread, [""])
 
     def test_bounded_skipped_and_stopped(self) -> None:
         torch.cuda.memory._record_memory_history(

@@ -46,6 +46,8 @@ PROVIDED: dict[str, str] = {
     ),
     "_cuda_record_memory_history_legacy": "_CUDAC._record_memory_history, arguments mapped",
     "_cuda_allocationTraceback": "_CUDAC._allocation_traceback (the block's Python stack)",
+    "_cuda_setMemoryMetadata": "_CUDAC._set_memory_metadata (per thread, on trace entries)",
+    "_cuda_getMemoryMetadata": "_CUDAC._get_memory_metadata",
     "_cuda_getMemoryFraction": "the fraction last set (1.0 until set)",
     "_cuda_setMemoryFraction": "_CUDAC._set_memory_fraction (caching allocator limit)",
     "_cuda_canDeviceAccessPeer": "True between the backend's devices (runtime copies)",
@@ -243,6 +245,14 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
     @export
     def _cuda_cudaCachingAllocator_raw_delete(ptr: int) -> None:
         C._raw_delete(int(ptr))
+
+    @export
+    def _cuda_setMemoryMetadata(metadata: str) -> None:
+        C._set_memory_metadata(str(metadata))
+
+    @export
+    def _cuda_getMemoryMetadata() -> str:
+        return str(C._get_memory_metadata())
 
     @export
     def _cuda_memorySnapshot(mempool_id: object = None) -> dict[str, Any]:

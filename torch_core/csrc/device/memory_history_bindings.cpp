@@ -71,6 +71,7 @@ py::dict trace_entry_dict(const TraceEntry& entry) {
   result["time_us"] = entry.time_us;
   result["frames"] = frames_list(entry.frames);
   if (entry.action == TraceAction::kOom) result["device_free"] = entry.device_free;
+  result["user_metadata"] = entry.user_metadata;
   return result;
 }
 
@@ -129,6 +130,10 @@ void bind_memory_history(py::module_& m, Backend& backend) {
     }
     return entries;
   }, py::arg("device"), "The allocator's recorded actions on `device`, oldest first.");
+  m.def("_set_memory_metadata", &set_thread_memory_metadata, py::arg("metadata"),
+        "Text the calling thread's trace entries carry from now on (empty: none).");
+  m.def("_get_memory_metadata", &thread_memory_metadata,
+        "The calling thread's memory metadata.");
   m.def("_allocation_traceback", [b](std::uintptr_t ptr) -> py::object {
     const Traceback frames =
         b->allocator().core().allocation_traceback(reinterpret_cast<void*>(ptr));

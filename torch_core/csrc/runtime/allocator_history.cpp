@@ -1,6 +1,7 @@
 #include "torch_core/runtime/allocator_history.h"
 
 #include <array>
+#include <string>
 #include <utility>
 
 namespace torch_core {
@@ -16,7 +17,13 @@ constexpr std::array<std::pair<TraceAction, const char*>, 7> kNames = {{
     {TraceAction::kSnapshot, "snapshot"},
 }};
 
+thread_local std::string memory_metadata;
+
 }  // namespace
+
+void set_thread_memory_metadata(std::string metadata) { memory_metadata = std::move(metadata); }
+
+const std::string& thread_memory_metadata() { return memory_metadata; }
 
 const char* trace_action_name(TraceAction action) {
   for (const auto& [known, name] : kNames) {

@@ -49,7 +49,14 @@ struct TraceEntry {
   int64_t time_us = 0;          // since the epoch of the system clock
   std::size_t device_free = 0;  // kOom only
   Traceback frames;             // may be null: not recorded
+  std::string user_metadata;    // the recording thread's, when the entry was made
 };
+
+// The text the calling thread attaches to the trace entries it records from now on
+// (torch.cuda.memory._set_memory_metadata; empty: none). Per thread, as stock's: it
+// labels a region of the caller's code, on every device.
+void set_thread_memory_metadata(std::string metadata);
+const std::string& thread_memory_metadata();
 
 // What is recorded. The stacks are gathered by `gather`, outside the allocator's locks,
 // only for the calls that record them.

@@ -540,6 +540,7 @@ void DeviceCache::record(TraceAction action, const void* address, std::size_t si
                       .count();
   entry.device_free = device_free;
   if (history_->trace_stacks) entry.frames = std::move(frames);
+  entry.user_metadata = thread_memory_metadata();
   if (trace_.size() == history_->max_entries) trace_.pop_front();
   trace_.push_back(std::move(entry));
 }
