@@ -1,5 +1,6 @@
 """torch.cuda's memory tools as user code calls them: the pinned host allocator's
-statistics, raw blocks of the caching allocator (caching_allocator_alloc/_delete) and its
+statistics, raw blocks of the caching allocator (caching_allocator_alloc/_delete), caching
+switched off (caching_allocator_enable, PYTORCH_NO_CUDA_MEMORY_CACHING) and its
 memory history (_record_memory_history, _snapshot, _dump_snapshot, _memory_viz, the
 per-thread _set_memory_metadata)."""
 
@@ -7,6 +8,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -57,6 +60,55 @@ class RawAllocation(unittest.TestCase):
         self.assertEqual(torch.cuda.memory_allocated(1), before)
         with self.assertRaisesRegex(RuntimeError, "was not allocated by this allocator"):
             torch.cuda.caching_allocator_delete(ptr)
+
+
+class CachingSwitchedOff(unittest.TestCase):
+    """caching_allocator_enable(False) and PYTORCH_NO_CUDA_MEMORY_CACHING=1: blocks come
+    straight from the device and go straight back, outside the allocator's statistics."""
+
+    def tearDown(self) -> None:
+        torch.cuda.caching_allocator_enable(True)
+        torch.cuda.empty_cache()
+
+    def test_freed_memory_goes_back_at_once(self) -> None:
+        torch.cuda.init()
+        cached = torch.full((1 << 20,), 1.0, device="cuda")
+        torch.cuda.caching_allocator_enable(False)
+        self.assertFalse(torch._C._cuda_cudaCachingAllocator_is_enabled())
+        torch.cuda.empty_cache()
+        reserved = torch.cuda.memory_reserved()
+        device_free = torch.cuda.mem_get_info()[0]
+        uncached = torch.full((1 << 20,), 2.0, device="cuda")
+        self.assertEqual(torch.cuda.memory_reserved(), reserved)
+        self.assertLessEqual(torch.cuda.mem_get_info()[0], device_free - (4 << 20))
+        self.assertTrue(bool(uncached.eq(2.0).all()))
+        uncached.record_stream(torch.cuda.Stream())
+        del uncached
+        self.assertEqual(torch.cuda.mem_get_info()[0], device_free)
+        # A block allocated while caching was on goes back to the cache.
+        del cached
+        self.assertEqual(torch.cuda.memory_reserved(), reserved)
+        torch.cuda.caching_allocator_enable(True)
+        again = torch.empty(1 << 20, device="cuda")
+        del again
+        self.assertGreaterEqual(torch.cuda.memory_reserved(), 4 << 20)
+
+    def test_environment_variable_turns_caching_off(self) -> None:
+        program = (
+            "import torch\n"
+            "t = torch.ones(1 << 20, device='cuda')\n"
+            "print(torch._C._cuda_cudaCachingAllocator_is_enabled(),"
+            " torch.cuda.memory_reserved(), float(t.sum()))\n"
+        )
+        # A 4 MiB request is served from a 20 MiB segment when cached.
+        for value, expected in (("1", "False 0 1048576.0"), ("0", "True 20971520 1048576.0")):
+            env = dict(os.environ, PYTORCH_NO_CUDA_MEMORY_CACHING=value)
+            result = subprocess.run(
+                [sys.executable, "-c", program], env=env, capture_output=True, text=True,
+                check=False,
+            )
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(result.stdout.split("\n")[-2], expected)
 
 
 class MemoryHistory(unittest.TestCase):

@@ -58,7 +58,10 @@ PROVIDED: dict[str, str] = {
     "_cuda_isCurrentStreamCapturing": "False (no CUDA graph capture)",
     "_cuda_isHistoryEnabled": "_CUDAC._is_history_enabled",
     "_cuda_getAllocatorBackend": "'native' (torch_core's caching allocator)",
-    "_cuda_cudaCachingAllocator_is_enabled": "True",
+    "_cuda_cudaCachingAllocator_is_enabled": "_CUDAC._caching_allocator_is_enabled",
+    "_cuda_cudaCachingAllocator_enable": (
+        "_CUDAC._caching_allocator_enable (off: blocks straight from the runtime and back)"
+    ),
     "_cuda_clearCublasWorkspaces": "no-op (cuBLAS workspaces are kept for the process)",
     "_cuda_get_cudnn_benchmark_limit": "a stored limit (no cuDNN)",
     "_cuda_set_cudnn_benchmark_limit": "stores the limit",
@@ -368,7 +371,11 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
 
     @export
     def _cuda_cudaCachingAllocator_is_enabled() -> bool:
-        return True
+        return bool(C._caching_allocator_is_enabled())
+
+    @export
+    def _cuda_cudaCachingAllocator_enable(enabled: bool) -> None:
+        C._caching_allocator_enable(bool(enabled))
 
     @export
     def _cuda_clearCublasWorkspaces() -> None:

@@ -1,8 +1,13 @@
 #include "torch_core/device/device_allocator.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
+#include <cstdlib>
 #include <exception>
+#include <string>
+#include <utility>
 
 #include <c10/util/Exception.h>
 
@@ -43,6 +48,21 @@ c10::DeleterFnPtr deleter_for(c10::DeviceType type) {
   }
 }
 
+// PYTORCH_NO_CUDA_MEMORY_CACHING=1 (PYTORCH_NO_<DEVICE>_MEMORY_CACHING for any device
+// type): never cache. Other values are ignored with a warning, as stock's check_env.
+bool uncached_from_env(c10::DeviceType device_type) {
+  std::string name = c10::DeviceTypeName(device_type);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  const std::string variable = "PYTORCH_NO_" + name + "_MEMORY_CACHING";
+  const char* value = std::getenv(variable.c_str());
+  if (value == nullptr || std::string(value) == "0") return false;
+  if (std::string(value) == "1") return true;
+  TORCH_WARN("Ignoring invalid value for boolean flag ", variable, ": ", value,
+             " (valid values are 0 or 1)");
+  return false;
+}
+
 void copy_stat(c10::CachingAllocator::Stat& to, const Stat& from) {
   to.current = from.current;
   to.peak = from.peak;
@@ -78,7 +98,9 @@ DeviceCachingAllocator::~DeviceCachingAllocator() {
 
 CachingAllocator& DeviceCachingAllocator::core() {
   std::call_once(core_once_, [this] {
-    core_ = std::make_unique<CachingAllocator>(runtime_, AllocatorConfig::from_env(config_env_),
+    AllocatorConfig config = AllocatorConfig::from_env(config_env_);
+    config.uncached = uncached_from_env(device_type_);
+    core_ = std::make_unique<CachingAllocator>(runtime_, std::move(config),
                                                c10::DeviceTypeName(device_type_));
   });
   return *core_;

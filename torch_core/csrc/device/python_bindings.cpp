@@ -200,6 +200,10 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   }, py::arg("bytes"), py::arg("stream"));
   m.def("_raw_delete", [b](std::uintptr_t ptr) { b->allocator().free(reinterpret_cast<void*>(ptr)); },
         py::arg("ptr"));
+  m.def("_caching_allocator_enable",
+        [b](bool enabled) { b->allocator().core().set_caching_enabled(enabled); },
+        py::arg("enabled"));
+  m.def("_caching_allocator_is_enabled", [b] { return b->allocator().core().caching_enabled(); });
   bind_memory_history(m, backend);
   m.def("_mem_get_info", [b](int device) {
     return b->allocator().getMemoryInfo(b->checked_index(static_cast<c10::DeviceIndex>(device)));

@@ -35,6 +35,9 @@ struct AllocatorConfig {
   std::array<std::size_t, kRoundupIntervals> roundup_power2_divisions{};
   // The variable the settings came from, for messages ("PYTORCH_ALLOC_CONF" by default).
   std::string env_var = "PYTORCH_ALLOC_CONF";
+  // Never cache: every block straight from the runtime and back (stock's
+  // PYTORCH_NO_CUDA_MEMORY_CACHING=1, for memory checkers that a cache would blind).
+  bool uncached = false;
 
   // Divisions that apply to a request of `size` bytes.
   std::size_t divisions_for(std::size_t size) const;

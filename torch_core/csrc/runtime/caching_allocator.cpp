@@ -7,10 +7,12 @@
 #include <utility>
 
 #include "caching_allocator_device.h"
+#include "torch_core/runtime/allocator_sizes.h"
 
 namespace torch_core {
 
 using caching_allocator_detail::DeviceCache;
+namespace sizes = allocator_sizes;
 
 CachingAllocator::CachingAllocator(DeviceRuntime& runtime, AllocatorConfig config,
                                    std::string device_type)
@@ -21,7 +23,14 @@ CachingAllocator::CachingAllocator(DeviceRuntime& runtime, AllocatorConfig confi
     devices_.push_back(std::make_unique<DeviceCache>(runtime_, device, config_, device_type_));
 }
 
-CachingAllocator::~CachingAllocator() = default;
+CachingAllocator::~CachingAllocator() {
+  // The device caches free their segments; blocks taken while caching was off are here.
+  for (Shard& owner : shards_) {
+    for (const auto& [ptr, allocation] : owner.allocations) {
+      if (allocation.block == nullptr) runtime_.free(allocation.device, ptr);
+    }
+  }
+}
 
 DeviceCache& CachingAllocator::device_cache(int device) const {
   if (device < 0 || device >= device_count()) {
@@ -39,6 +48,7 @@ CachingAllocator::Shard& CachingAllocator::shard(void* ptr) const {
 void* CachingAllocator::allocate(int device, std::size_t bytes, StreamHandle stream) {
   DeviceCache& cache = device_cache(device);
   if (bytes == 0) return nullptr;
+  if (!caching_enabled()) return allocate_uncached(device, bytes);
   Traceback context = gather_stack(
       [](const HistorySettings& settings) { return settings.alloc_stacks; });
   Block* block = cache.malloc(bytes, stream, std::move(context));
@@ -67,7 +77,30 @@ void CachingAllocator::free(void* ptr) {
     allocation = it->second;
     owner.allocations.erase(it);
   }
+  if (allocation.block == nullptr) {
+    runtime_.synchronize_device(allocation.device);
+    runtime_.free(allocation.device, ptr);
+    return;
+  }
   device_cache(allocation.device).free(allocation.block, std::move(context));
+}
+
+void* CachingAllocator::allocate_uncached(int device, std::size_t bytes) {
+  void* ptr = runtime_.allocate(device, bytes);
+  if (ptr == nullptr) {
+    const MemoryInfo info = runtime_.memory_info(device);
+    std::ostringstream message;
+    message << device_type_ << " out of memory. Tried to allocate " << sizes::format_size(bytes)
+            << ". " << device_type_ << " device " << device << " has a total capacity of "
+            << sizes::format_size(info.total_bytes) << " of which "
+            << sizes::format_size(info.free_bytes)
+            << " is free. The caching allocator is off, so nothing cached can be given back.";
+    throw OutOfMemoryError(message.str());
+  }
+  Shard& owner = shard(ptr);
+  std::lock_guard<std::mutex> lock(owner.mutex);
+  owner.allocations.emplace(ptr, Allocation{device, nullptr});
+  return ptr;
 }
 
 void CachingAllocator::record_stream(void* ptr, int stream_device, StreamHandle stream) {
@@ -83,6 +116,8 @@ void CachingAllocator::record_stream(void* ptr, int stream_device, StreamHandle 
             << " is not a live allocation of this allocator";
     throw RuntimeError(message.str());
   }
+  // An uncached block is given back only after a device synchronisation: nothing to track.
+  if (it->second.block == nullptr) return;
   device_cache(it->second.device).record_stream(it->second.block, stream_device, stream);
 }
 
@@ -137,7 +172,7 @@ Traceback CachingAllocator::allocation_traceback(void* ptr) const {
   Shard& owner = shard(ptr);
   std::lock_guard<std::mutex> lock(owner.mutex);
   const auto it = owner.allocations.find(ptr);
-  if (it == owner.allocations.end()) return nullptr;
+  if (it == owner.allocations.end() || it->second.block == nullptr) return nullptr;
   return it->second.block->context;
 }
 

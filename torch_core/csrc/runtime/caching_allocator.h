@@ -11,6 +11,11 @@
 //   reused only after the event completes.
 // - When the runtime is out of memory the allocator frees cached segments and retries,
 //   and raises OutOfMemoryError only when that fails too.
+// - With caching off (set_caching_enabled(false), or config.uncached) a request takes
+//   memory straight from the runtime and its free gives it straight back, after
+//   synchronising the device as cudaFree does. Such blocks are not in the statistics,
+//   the snapshot or the history, as in stock's uncached path; a block keeps the path it
+//   was allocated on.
 //
 // Thread-safe: one mutex per device, and a sharded table from pointers to blocks.
 // It has no torch types: a c10::DeviceAllocator adapter wraps it (DataPtr, c10::Stream,
@@ -61,6 +66,11 @@ class CachingAllocator {
   void free(void* ptr);
   // Marks `ptr` as used on `stream` as well as its allocation stream (see above).
   void record_stream(void* ptr, int stream_device, StreamHandle stream);
+  // torch.cuda.caching_allocator_enable. Caching stays off under config.uncached.
+  void set_caching_enabled(bool enabled) { caching_.store(enabled, std::memory_order_release); }
+  bool caching_enabled() const {
+    return !config_.uncached && caching_.load(std::memory_order_acquire);
+  }
   // Gives every unused cached segment of every device back to the runtime, after
   // waiting for the streams that blocks freed with record_stream were used on.
   void empty_cache();
@@ -95,7 +105,7 @@ class CachingAllocator {
   // threads rarely contend (as PyTorch's allocated_blocks).
   struct Allocation {
     int device;
-    Block* block;
+    Block* block;  // null: taken straight from the runtime (caching was off)
   };
   struct Shard {
     std::mutex mutex;
@@ -107,6 +117,7 @@ class CachingAllocator {
   Shard& shard(void* ptr) const;
   // The caller's stack when the current settings ask for it (gathered outside all locks).
   Traceback gather_stack(bool wanted_by(const HistorySettings&)) const;
+  void* allocate_uncached(int device, std::size_t bytes);
 
   DeviceRuntime& runtime_;
   const AllocatorConfig config_;
@@ -116,6 +127,7 @@ class CachingAllocator {
   mutable std::mutex history_mutex_;
   std::shared_ptr<const HistorySettings> history_;  // null: not recording
   std::atomic<bool> recording_{false};              // fast path for allocate and free
+  std::atomic<bool> caching_{true};
 };
 
 }  // namespace torch_core
