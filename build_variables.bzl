@@ -64,6 +64,7 @@ torch_core_device_headers = [
     "csrc/device/backend.h",
     "csrc/device/device_allocator.h",
     "csrc/device/device_guard.h",
+    "csrc/device/gpu_trace.h",
     "csrc/device/host_allocator.h",
     "csrc/device/invalid_device.h",
     "csrc/device/lazy_runtime.h",
@@ -103,6 +104,7 @@ torch_core_device_python_sources = [
 torch_core_python_sources = [
     "python/torch_core/__init__.py",
     "python/torch_core/device_module.py",
+    "python/torch_core/gpu_trace.py",
     "python/torch_core/preload.py",
 ]
 

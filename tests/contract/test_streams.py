@@ -1,5 +1,7 @@
-"""Streams and events: ordering, cross-stream waits, queries, timing."""
+"""Streams and events: ordering, cross-stream waits, queries, timing, and the GPU trace
+of them."""
 
+import importlib
 import unittest
 
 import torch
@@ -105,6 +107,48 @@ class Streams(unittest.TestCase):
             x = torch.ones(8, device=DEVICE) + 1
         high.synchronize()
         self.assertTrue(bool((x.cpu() == 2).all()))
+
+
+class GpuTrace(unittest.TestCase):
+    """torch's GPU trace (what torch.cuda._sanitizer listens to): the backend reports
+    allocations, event records and waits, and synchronisations to the device module's
+    _gpu_trace callbacks."""
+
+    def test_backend_reports_to_the_device_modules_gpu_trace(self) -> None:
+        seen: list[tuple[object, ...]] = []
+        listening = True
+
+        def note(kind: str) -> object:
+            return lambda *args: seen.append((kind, *args)) if listening else None
+
+        torch._C._activate_gpu_trace()  # once per process; nothing listens elsewhere
+        trace = importlib.import_module(f"torch.{DEVICE}._gpu_trace")
+        trace.register_callback_for_memory_allocation(note("alloc"))
+        trace.register_callback_for_memory_deallocation(note("free"))
+        trace.register_callback_for_event_record(note("record"))
+        trace.register_callback_for_event_wait(note("wait"))
+        trace.register_callback_for_stream_synchronization(note("stream sync"))
+        trace.register_callback_for_device_synchronization(note("device sync"))
+        producer, consumer = mod.Stream(), mod.Stream()
+        x = torch.empty(N, device=DEVICE)
+        address = x.data_ptr()
+        consumer.wait_stream(producer)
+        consumer.synchronize()
+        mod.synchronize()
+        del x
+        listening = False
+
+        kinds = [entry[0] for entry in seen]
+        self.assertIn(("alloc", address), seen)
+        self.assertIn(("free", address), seen)
+        records = [entry for entry in seen if entry[0] == "record"]
+        waits = [entry for entry in seen if entry[0] == "wait"]
+        self.assertEqual(len(records), 1)
+        self.assertEqual(len(waits), 1)
+        self.assertEqual(records[0][1], waits[0][1], "the event recorded is the one waited on")
+        self.assertNotEqual(records[0][2], waits[0][2], "recorded on one stream, waited on another")
+        self.assertIn("stream sync", kinds)
+        self.assertIn("device sync", kinds)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@
 
 #include <c10/util/Exception.h>
 
+#include "torch_core/device/gpu_trace.h"
 #include "torch_core/device/invalid_device.h"
 #include "torch_core/runtime/allocator_config.h"
 #include "torch_core/runtime/allocator_errors.h"
@@ -128,6 +129,7 @@ c10::DataPtr DeviceCachingAllocator::allocate_on(c10::DeviceIndex device, std::s
   } catch (const RuntimeError& e) {
     TORCH_CHECK(false, e.what());
   }
+  if (ptr != nullptr) gpu_trace::memory_allocated(device_type_, ptr);
   return c10::DataPtr(ptr, ptr, raw_deleter(), where);
 }
 
@@ -159,7 +161,10 @@ void DeviceCachingAllocator::recordStream(const c10::DataPtr& ptr, c10::Stream s
   core().record_stream(ptr.get(), stream.device_index(), streams_.handle(stream));
 }
 
-void DeviceCachingAllocator::free(void* ptr) { core().free(ptr); }
+void DeviceCachingAllocator::free(void* ptr) {
+  gpu_trace::memory_freed(device_type_, ptr);
+  core().free(ptr);
+}
 
 c10::CachingDeviceAllocator::DeviceStats DeviceCachingAllocator::getDeviceStats(c10::DeviceIndex device) {
   const DeviceStats stats = core().stats(resolve(device));

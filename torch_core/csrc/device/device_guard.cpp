@@ -5,6 +5,7 @@
 
 #include <c10/util/Exception.h>
 
+#include "torch_core/device/gpu_trace.h"
 #include "torch_core/device/invalid_device.h"
 #include "torch_core/runtime/current_device_scope.h"
 
@@ -117,12 +118,18 @@ bool DeviceGuardImpl::queryStream(const c10::Stream& stream) const {
 void DeviceGuardImpl::synchronizeStream(const c10::Stream& stream) const {
   translate(device_type_, [&] {
     const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
-    runtime_.synchronize_stream(streams_.handle(stream));
+    const StreamHandle handle = streams_.handle(stream);
+    gpu_trace::stream_synchronized(device_type_, handle);
+    runtime_.synchronize_stream(handle);
   });
 }
 
 void DeviceGuardImpl::synchronizeDevice(const c10::DeviceIndex device_index) const {
-  translate(device_type_, [&] { runtime_.synchronize_device(checked_index(device_index)); });
+  translate(device_type_, [&] {
+    const int device = checked_index(device_index);
+    gpu_trace::device_synchronized(device_type_);
+    runtime_.synchronize_device(device);
+  });
 }
 
 void DeviceGuardImpl::record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
@@ -134,9 +141,12 @@ void DeviceGuardImpl::record(void** event, const c10::Stream& stream, const c10:
     if (*event == nullptr) {
       // PYTORCH_DEFAULT: no timing (cheaper); BACKEND_DEFAULT: timing (torch.Event(enable_timing=True)).
       *event = runtime_.create_event(stream.device_index(), flag == c10::EventFlag::BACKEND_DEFAULT);
+      gpu_trace::event_created(device_type_, *event);
     }
     const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
-    runtime_.record_event(*event, streams_.handle(stream));
+    const StreamHandle handle = streams_.handle(stream);
+    runtime_.record_event(*event, handle);
+    gpu_trace::event_recorded(device_type_, *event, handle);
   });
 }
 
@@ -144,7 +154,9 @@ void DeviceGuardImpl::block(void* event, const c10::Stream& stream) const {
   if (event == nullptr) return;  // never recorded: nothing to wait for
   translate(device_type_, [&] {
     const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
-    runtime_.stream_wait_event(streams_.handle(stream), event);
+    const StreamHandle handle = streams_.handle(stream);
+    runtime_.stream_wait_event(handle, event);
+    gpu_trace::event_waited(device_type_, event, handle);
   });
 }
 
@@ -155,6 +167,7 @@ bool DeviceGuardImpl::queryEvent(void* event) const {
 
 void DeviceGuardImpl::synchronizeEvent(void* event) const {
   if (event == nullptr) return;
+  gpu_trace::event_synchronized(device_type_, event);
   translate(device_type_, [&] { runtime_.synchronize_event(event); });
 }
 
@@ -167,6 +180,7 @@ double DeviceGuardImpl::elapsedTime(void* start, void* end, const c10::DeviceInd
 void DeviceGuardImpl::destroyEvent(void* event, const c10::DeviceIndex /*device_index*/) const noexcept {
   if (event == nullptr) return;
   try {
+    gpu_trace::event_deleted(device_type_, event);
     runtime_.destroy_event(event);
   } catch (...) {
     // noexcept by contract; a runtime already torn down has nothing left to free.

@@ -6,6 +6,7 @@
 
 #include <c10/util/Exception.h>
 
+#include "torch_core/device/gpu_trace.h"
 #include "torch_core/device/invalid_device.h"
 
 namespace torch_core {
@@ -68,8 +69,9 @@ c10::Stream StreamRegistry::pool_stream(c10::DeviceIndex device, int priority) {
   if (pool.slots[slot].load(std::memory_order_acquire) == nullptr) {
     std::lock_guard<std::mutex> lock(create_mutex_);
     if (pool.slots[slot].load(std::memory_order_relaxed) == nullptr) {
-      pool.slots[slot].store(runtime_.create_stream(device, range.least - level),
-                             std::memory_order_release);
+      const StreamHandle created = runtime_.create_stream(device, range.least - level);
+      pool.slots[slot].store(created, std::memory_order_release);
+      gpu_trace::stream_created(device_type_, created);
     }
   }
   return make(device, 1 + static_cast<c10::StreamId>(level) * kStreamsPerPool + slot);

@@ -12,6 +12,7 @@ name and C module.
 
 from __future__ import annotations
 
+import sys
 import threading
 import traceback
 import types
@@ -20,6 +21,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import torch
+
+from torch_core.gpu_trace import build_gpu_trace_module
 
 __all__ = ["DeviceLike", "build_device_module"]
 
@@ -501,6 +504,9 @@ def build_device_module(
 
     # torch.serialization asks device_module._utils._get_device_index.
     ns["_utils"] = types.SimpleNamespace(_get_device_index=_get_device_index)
+    # torch.<name>._gpu_trace, importable by that name as torch.cuda._gpu_trace is.
+    ns["_gpu_trace"] = build_gpu_trace_module(name, mod.__name__)
+    sys.modules.setdefault(ns["_gpu_trace"].__name__, ns["_gpu_trace"])
 
     for key, value in ns.items():
         if callable(value) and getattr(value, "__module__", None) == __name__:
