@@ -356,6 +356,16 @@ except RuntimeError as error:
         x = torch.ones(1 << 20, device="cuda")  # the process is still usable
         self.assertEqual(x.sum().item(), float(1 << 20))
 
+    def test_features_not_provided_yet_refuse_clearly(self) -> None:
+        add = torch.cuda.jiterator._create_jit_fn(
+            "template <typename T> T add(T x, T y) { return x + y; }"
+        )
+        with self.assertRaisesRegex(RuntimeError, r"does not support torch\.cuda\.jiterator"):
+            add(_ones(2, d="cuda"), _ones(2, d="cuda"))
+        with self.assertRaisesRegex(RuntimeError, "does not support CUDA graphs yet"):
+            torch.cuda.CUDAGraph()
+        self.assertEqual(float(_ones(2, d="cuda").sum()), 2.0)
+
     def test_cuda_in_forked_child_after_init(self) -> None:
         torch.ones(1, device="cuda")
         context = multiprocessing.get_context("fork")

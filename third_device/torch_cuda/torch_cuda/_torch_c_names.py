@@ -84,6 +84,9 @@ STUBS: dict[str, str] = {
     "_cuda_endAllocateToPool": "allocating to a memory pool",
     "_cuda_releasePool": "memory pools",
     "_cuda_CUDAAllocator": "pluggable CUDA allocators",
+    # Stock compiles jiterator kernels with NVRTC at run time; torch's own operations
+    # run natively on the CUDA key instead.
+    "_cuda_jiterator_compile_and_launch_kernel": "torch.cuda.jiterator (NVRTC)",
 }
 
 
