@@ -361,6 +361,7 @@ torch_python_cuda_headers = [
 # The torch_cuda Python package (RFC layout: backends/ and core/).
 torch_cuda_python_sources = [
     "torch_cuda/__init__.py",
+    "torch_cuda/_comm.py",
     "torch_cuda/_loader.py",
     "torch_cuda/_torch_c_names.py",
     "torch_cuda/backends/__init__.py",

@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import unittest
+import warnings
 from collections.abc import Callable
 
 import torch
@@ -185,6 +187,49 @@ class UserCode(unittest.TestCase):
         self.assertEqual(torch.UntypedStorage(8, device="cuda").device.type, "cuda")
         typed = torch.ones(3).storage().cuda()
         self.assertEqual(typed.device.type, "cuda")
+
+
+class MultiDevice(unittest.TestCase):
+    """nn.DataParallel and torch.nn.parallel.comm over the two devices."""
+
+    def test_data_parallel_matches_one_module(self) -> None:
+        torch.manual_seed(0)
+        reference = torch.nn.Sequential(
+            torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2)
+        )
+        module = copy.deepcopy(reference).cuda()
+        parallel = torch.nn.DataParallel(module, device_ids=[0, 1])
+        x = torch.randn(6, 8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "not compiled with NCCL support"
+            out = parallel(x.cuda())
+            out.pow(2).sum().backward()
+        expected = reference(x)
+        expected.pow(2).sum().backward()
+        self.assertEqual(out.device, torch.device("cuda", 0))
+        torch.testing.assert_close(out.cpu(), expected)
+        for got, want in zip(module.parameters(), reference.parameters(), strict=True):
+            torch.testing.assert_close(got.grad.cpu(), want.grad)
+
+    def test_comm_broadcast_scatter_gather(self) -> None:
+        from torch.nn.parallel import comm
+
+        t = torch.arange(6.0, device="cuda:0")
+        copies = comm.broadcast(t, [0, 1])
+        self.assertIs(copies[0], t)
+        self.assertEqual(copies[1].device, torch.device("cuda", 1))
+        parts = comm.scatter(t, [0, 1], chunk_sizes=[2, 4])
+        self.assertEqual([p.device.index for p in parts], [0, 1])
+        self.assertEqual(parts[1].cpu().tolist(), [2.0, 3.0, 4.0, 5.0])
+        gathered = comm.gather(parts, destination=1)
+        self.assertEqual((gathered.device.index, gathered.cpu().tolist()), (1, t.cpu().tolist()))
+        coalesced = comm.broadcast_coalesced([t, t.long()], [0, 1])
+        self.assertEqual([x.dtype for x in coalesced[1]], [torch.float32, torch.int64])
+        self.assertEqual(coalesced[1][1].device, torch.device("cuda", 1))
+        with self.assertRaisesRegex(RuntimeError, "Input tensor at index 1 has invalid shape"):
+            comm.gather([t, torch.ones(2, 2, device="cuda")])
+        with self.assertRaisesRegex(RuntimeError, "Expected chunk sizes to sum to 6"):
+            comm.scatter(t, [0, 1], chunk_sizes=[2, 2])
 
 
 if __name__ == "__main__":

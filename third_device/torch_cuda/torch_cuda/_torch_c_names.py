@@ -66,6 +66,14 @@ PROVIDED: dict[str, str] = {
     "_cuda_get_cudnn_benchmark_limit": "a stored limit (no cuDNN)",
     "_cuda_set_cudnn_benchmark_limit": "stores the limit",
     "_cuda_sleep": "_CUDAC._sleep (simulated variant only: a timed work item)",
+    # Outside the 93 (torch.nn.parallel.comm reads them, not torch/cuda): stock's comm.cpp.
+    "_broadcast": "torch_cuda._comm.broadcast (device-to-device copies)",
+    "_broadcast_out": "torch_cuda._comm.broadcast_out",
+    "_broadcast_coalesced": "torch_cuda._comm.broadcast_coalesced (flat buffers per chunk)",
+    "_scatter": "torch_cuda._comm.scatter (on the given streams)",
+    "_scatter_out": "torch_cuda._comm.scatter_out",
+    "_gather": "torch_cuda._comm.gather",
+    "_gather_out": "torch_cuda._comm.gather_out",
     "_cuda_ipc_collect": "no-op (no CUDA IPC)",
     "_CudaStreamBase": "Python subclass of torch._C.Stream",
     "_CudaEventBase": "subclass of torch._C.Event; elapsed_time via _CUDAC._event_elapsed_time",
@@ -112,8 +120,11 @@ def _nest(flat: dict[str, int]) -> dict[str, Any]:
 
 def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
     """The names, made over torch._C's Stream/Event bases and the _CUDAC module C."""
+    # Imported here: this module imports no torch (the coverage tool reads it without).
+    from torch_cuda import _comm
+
     state: dict[str, Any] = {"fraction": {}, "sync_debug_mode": 0, "cudnn_benchmark_limit": 10}
-    names: dict[str, Any] = {}
+    names: dict[str, Any] = dict(_comm.NAMES)
 
     def export(fn: Callable) -> Callable:
         names[fn.__name__] = fn
