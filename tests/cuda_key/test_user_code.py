@@ -181,6 +181,27 @@ class UserCode(unittest.TestCase):
         self.assertEqual(torch.version.cuda, "13.5")
         self.assertTrue(torch.backends.cuda.is_built())
 
+    def test_external_stream(self) -> None:
+        # A stream made outside torch (here: torch's own, seen only by its raw handle, as a
+        # library's cudaStream_t would be) wraps into a torch stream on the same queue.
+        owner = torch.cuda.Stream(1)
+        raw = owner.cuda_stream
+        with torch.cuda.device(1):
+            external = torch.cuda.ExternalStream(raw)
+        self.assertEqual(external.cuda_stream, raw)
+        self.assertEqual(external.device, torch.device("cuda", 1))
+        self.assertEqual(torch.cuda.ExternalStream(raw, device=1), external)
+        self.assertEqual(torch.cuda.get_stream_from_external(raw, 1), external)
+        x = torch.zeros(1 << 12, device="cuda:1")
+        torch.cuda.synchronize(1)
+        with torch.cuda.stream(owner):
+            torch.cuda._sleep(200_000)
+            x.fill_(1.0)
+        with torch.cuda.stream(external):
+            x.fill_(2.0)  # queued behind the owner's fill: one stream
+        external.synchronize()
+        self.assertTrue(bool((x.cpu() == 2.0).all()))
+
     def test_storage_cuda(self) -> None:
         storage = torch.arange(3.0).untyped_storage().cuda()
         self.assertEqual(storage.device.type, "cuda")

@@ -66,6 +66,7 @@ PROVIDED: dict[str, str] = {
     "_cuda_get_cudnn_benchmark_limit": "a stored limit (no cuDNN)",
     "_cuda_set_cudnn_benchmark_limit": "stores the limit",
     "_cuda_sleep": "_CUDAC._sleep (simulated variant only: a timed work item)",
+    "_cuda_getStreamFromExternal": "_CUDAC._external_stream (a stream made outside torch)",
     # Outside the 93 (torch.nn.parallel.comm reads them, not torch/cuda): stock's comm.cpp.
     "_broadcast": "torch_cuda._comm.broadcast (device-to-device copies)",
     "_broadcast_out": "torch_cuda._comm.broadcast_out",
@@ -404,6 +405,10 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
         state["cudnn_benchmark_limit"] = int(limit)
 
     @export
+    def _cuda_getStreamFromExternal(data_ptr: int, device: int | None) -> tuple[int, int, int]:
+        return tuple(C._external_stream(int(data_ptr), current() if device is None else device))
+
+    @export
     def _cuda_ipc_collect() -> None:
         return None
 
@@ -424,11 +429,11 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
             device_type: int = 0,
             stream_ptr: int = 0,
         ) -> _CudaStreamBase:
-            if stream_ptr:
-                raise RuntimeError(
-                    "torch_cuda: external streams (ExternalStream) are not supported"
+            if stream_ptr:  # torch.cuda.ExternalStream, on the current device
+                stream_id, device_index, device_type = C._external_stream(
+                    int(stream_ptr), current()
                 )
-            if stream_id == 0 and device_index == 0 and device_type == 0:
+            elif stream_id == 0 and device_index == 0 and device_type == 0:
                 import torch
 
                 device = torch.device("cuda", current())

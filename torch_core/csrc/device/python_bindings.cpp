@@ -156,6 +156,11 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   m.def("_default_stream", [b](int device) {
     return pack(b->guard().getDefaultStream(c10::Device(b->device_type(), static_cast<c10::DeviceIndex>(device))));
   }, py::arg("device") = -1);
+  m.def("_external_stream", [b](std::uintptr_t handle, int device) {
+    const c10::DeviceIndex index = b->checked_index(static_cast<c10::DeviceIndex>(device));
+    return pack(b->streams().external_stream(index, reinterpret_cast<StreamHandle>(handle)));
+  }, py::arg("handle"), py::arg("device") = -1,
+        "(stream_id, device_index, device_type) of a runtime stream made elsewhere.");
   m.def("_set_stream", [b](int64_t stream_id, int64_t device_index, int64_t device_type) {
     TORCH_CHECK(device_type == static_cast<int64_t>(b->device_type()), "not a ", b->name(), " stream");
     const c10::Stream stream(c10::Stream::UNSAFE,

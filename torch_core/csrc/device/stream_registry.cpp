@@ -91,6 +91,17 @@ c10::Stream StreamRegistry::exchange_stream(const c10::Stream& stream) {
   return previous;
 }
 
+c10::Stream StreamRegistry::external_stream(c10::DeviceIndex device, StreamHandle handle) {
+  device = checked_index(device);
+  TORCH_CHECK(handle != nullptr, "an external stream needs a stream handle, got 0 (for the "
+              "default stream use default_stream())");
+  std::lock_guard<std::mutex> lock(external_mutex_);
+  auto& external = devices_[static_cast<std::size_t>(device)]->external;
+  auto it = std::find(external.begin(), external.end(), handle);
+  if (it == external.end()) it = external.insert(external.end(), handle);
+  return make(device, -static_cast<c10::StreamId>(it - external.begin()) - 1);
+}
+
 StreamHandle StreamRegistry::handle(const c10::Stream& stream) {
   TORCH_CHECK(stream.device_type() == device_type_, "expected a ",
               c10::DeviceTypeName(device_type_, /*lower_case=*/true), " stream, got a ",
@@ -98,6 +109,15 @@ StreamHandle StreamRegistry::handle(const c10::Stream& stream) {
   const c10::DeviceIndex device = checked_index(stream.device_index());
   const c10::StreamId id = stream.id();
   if (id == 0) return runtime_.default_stream(device);
+  if (id < 0) {
+    std::lock_guard<std::mutex> lock(external_mutex_);
+    const auto& external = devices_[static_cast<std::size_t>(device)]->external;
+    const auto index = static_cast<std::size_t>(-(id + 1));
+    TORCH_CHECK(index < external.size(), "unknown ", c10::DeviceTypeName(device_type_, true),
+                " stream id ", id, " on device ", static_cast<int>(device),
+                " (not an external stream of this backend)");
+    return external[index];
+  }
   const c10::StreamId level = (id - 1) / kStreamsPerPool;
   const c10::StreamId slot = (id - 1) % kStreamsPerPool;
   StreamHandle handle = nullptr;
@@ -116,7 +136,7 @@ StreamHandle StreamRegistry::handle(const c10::Stream& stream) {
 int StreamRegistry::priority(const c10::Stream& stream) {
   handle(stream);
   const StreamPriorityRange range = runtime_.stream_priority_range();
-  if (stream.id() == 0) return range.least;
+  if (stream.id() <= 0) return range.least;  // default and external streams
   return range.least - static_cast<int>((stream.id() - 1) / kStreamsPerPool);
 }
 

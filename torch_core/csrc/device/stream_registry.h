@@ -47,6 +47,11 @@ class StreamRegistry {
   // Makes `stream` the calling thread's current stream on its device; returns the
   // previous one. The current device does not change.
   c10::Stream exchange_stream(const c10::Stream& stream);
+  // A stream the runtime made for someone else (torch.cuda.ExternalStream: a library's
+  // cudaStream_t), as a c10::Stream of `device`. The same handle gives the same stream;
+  // its ids are negative, apart from the pool's. Not checked: as cudart, the handle
+  // must be a live stream of that device.
+  c10::Stream external_stream(c10::DeviceIndex device, StreamHandle handle);
 
   // The runtime handle behind a stream this registry handed out; throws c10::Error for
   // an id it never handed out or a stream of another device type.
@@ -62,6 +67,7 @@ class StreamRegistry {
   };
   struct DeviceStreams {
     std::array<Pool, kMaxPriorityLevels> pools;
+    std::vector<StreamHandle> external;  // id -(i + 1); guarded by external_mutex_
   };
 
   c10::DeviceIndex checked_index(c10::DeviceIndex device);
@@ -74,6 +80,7 @@ class StreamRegistry {
   std::once_flag devices_once_;
   std::vector<std::unique_ptr<DeviceStreams>> devices_;
   std::mutex create_mutex_;  // serialises stream creation
+  mutable std::mutex external_mutex_;
 };
 
 }  // namespace torch_core
