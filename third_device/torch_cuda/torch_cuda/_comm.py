@@ -75,15 +75,6 @@ def broadcast_coalesced(
     return outputs
 
 
-def _chunk_sizes(total: int, count: int) -> list[int]:
-    step = -(-total // count) if count else 0  # torch.chunk's sizes
-    sizes = []
-    while total > 0:
-        sizes.append(min(step, total))
-        total -= step
-    return sizes
-
-
 def _streams_for(
     streams: Sequence[torch.cuda.Stream | None] | None, count: int
 ) -> list[torch.cuda.Stream | None]:
