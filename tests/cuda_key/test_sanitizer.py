@@ -41,7 +41,10 @@ class Sanitizer(unittest.TestCase):
         # The allocation was traced too: the report says where the tensor came from.
         self.assertIn("Tensor was allocated with stack trace", message)
         self.assertIn("write_on_side_stream", message)
-        # The process stays usable, and the next correct program runs clean.
+        # The process stays usable, and the next correct program runs clean. The racy
+        # write may still be queued, and its tensor's block free for reuse: let it land
+        # first, as on a GPU.
+        torch.cuda.synchronize()
         write_on_side_stream(lambda side: torch.cuda.current_stream().wait_stream(side))
 
     def test_wait_stream(self) -> None:
