@@ -21,17 +21,17 @@ def _cuda(index: int) -> torch.device:
     return torch.device("cuda", index)
 
 
-def _check_outputs_on_cuda(outputs: Sequence[torch.Tensor], what: str) -> None:
-    for i, out in enumerate(outputs):
-        if not out.is_cuda:
+def _check_on_cuda(tensors: Sequence[torch.Tensor], what: str) -> None:
+    for i, tensor in enumerate(tensors):
+        if not tensor.is_cuda:
             raise RuntimeError(
                 f"Expected all {what} tensors to be CUDA tensors, but {what} tensor at index "
-                f"{i} has device '{out.device}'"
+                f"{i} has device '{tensor.device}'"
             )
 
 
 def broadcast_out(tensor: torch.Tensor, out_tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-    _check_outputs_on_cuda(out_tensors, "output")
+    _check_on_cuda(out_tensors, "output")
     for i, out in enumerate(out_tensors):
         if out.shape != tensor.shape:
             raise RuntimeError(
@@ -128,7 +128,7 @@ def scatter_out(
 ) -> list[torch.Tensor]:
     if not out_tensors:
         raise RuntimeError("Expected at least one output tensor to scatter to")
-    _check_outputs_on_cuda(out_tensors, "output")
+    _check_on_cuda(out_tensors, "output")
     sizes = [out.size(dim) for out in out_tensors]
     if sum(sizes) != tensor.size(dim):
         raise RuntimeError(
@@ -144,10 +144,11 @@ def scatter_out(
     return list(out_tensors)
 
 
-def _gathered_shape(tensors: Sequence[torch.Tensor], dim: int) -> list[int]:
+def _gathered_shape(tensors: Sequence[torch.Tensor], dim: int) -> tuple[list[int], int]:
+    """The concatenation's shape, and `dim` made non-negative."""
     if not tensors:
         raise RuntimeError("Expected at least one tensor to gather from")
-    _check_outputs_on_cuda(tensors, "input")
+    _check_on_cuda(tensors, "input")
     first = tensors[0]
     dim = dim if dim >= 0 else dim + first.dim()
     shape = list(first.shape)
@@ -161,7 +162,7 @@ def _gathered_shape(tensors: Sequence[torch.Tensor], dim: int) -> list[int]:
                 f"expected {[*shape[:dim], '*', *shape[dim + 1 :]]}"
             )
     shape[dim] = sum(tensor.size(dim) for tensor in tensors)
-    return shape
+    return shape, dim
 
 
 def _gather_into(tensors: Sequence[torch.Tensor], out: torch.Tensor, dim: int) -> torch.Tensor:
@@ -173,7 +174,7 @@ def _gather_into(tensors: Sequence[torch.Tensor], out: torch.Tensor, dim: int) -
 
 
 def gather(tensors: Sequence[torch.Tensor], dim: int, destination: int | None) -> torch.Tensor:
-    shape = _gathered_shape(tensors, dim)
+    shape, dim = _gathered_shape(tensors, dim)
     if destination is None:
         device = _cuda(torch.cuda.current_device())
     elif destination == -1:
@@ -181,16 +182,16 @@ def gather(tensors: Sequence[torch.Tensor], dim: int, destination: int | None) -
     else:
         device = _cuda(destination)
     out = torch.empty(shape, dtype=tensors[0].dtype, device=device)
-    return _gather_into(tensors, out, dim if dim >= 0 else dim + tensors[0].dim())
+    return _gather_into(tensors, out, dim)
 
 
 def gather_out(tensors: Sequence[torch.Tensor], out_tensor: torch.Tensor, dim: int) -> torch.Tensor:
-    shape = _gathered_shape(tensors, dim)
+    shape, dim = _gathered_shape(tensors, dim)
     if list(out_tensor.shape) != shape:
         raise RuntimeError(
             f"Expected out tensor to have shape {shape}, but got {list(out_tensor.shape)}"
         )
-    return _gather_into(tensors, out_tensor, dim if dim >= 0 else dim + tensors[0].dim())
+    return _gather_into(tensors, out_tensor, dim)
 
 
 # torch._C name -> implementation.

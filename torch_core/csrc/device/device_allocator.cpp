@@ -4,12 +4,12 @@
 #include <array>
 #include <atomic>
 #include <cctype>
-#include <cstdlib>
 #include <exception>
 #include <string>
 #include <utility>
 
 #include <c10/util/Exception.h>
+#include <c10/util/env.h>
 
 #include "torch_core/device/gpu_trace.h"
 #include "torch_core/device/invalid_device.h"
@@ -50,18 +50,13 @@ c10::DeleterFnPtr deleter_for(c10::DeviceType type) {
 }
 
 // PYTORCH_NO_CUDA_MEMORY_CACHING=1 (PYTORCH_NO_<DEVICE>_MEMORY_CACHING for any device
-// type): never cache. Other values are ignored with a warning, as stock's check_env.
+// type): never cache. Read with c10's check_env, as stock reads it (other values warn).
 bool uncached_from_env(c10::DeviceType device_type) {
   std::string name = c10::DeviceTypeName(device_type);
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   const std::string variable = "PYTORCH_NO_" + name + "_MEMORY_CACHING";
-  const char* value = std::getenv(variable.c_str());
-  if (value == nullptr || std::string(value) == "0") return false;
-  if (std::string(value) == "1") return true;
-  TORCH_WARN("Ignoring invalid value for boolean flag ", variable, ": ", value,
-             " (valid values are 0 or 1)");
-  return false;
+  return c10::utils::check_env(variable.c_str()) == true;
 }
 
 void copy_stat(c10::CachingAllocator::Stat& to, const Stat& from) {
