@@ -251,6 +251,11 @@ class MultiDevice(unittest.TestCase):
             comm.gather([t, torch.ones(2, 2, device="cuda")])
         with self.assertRaisesRegex(RuntimeError, "Expected chunk sizes to sum to 6"):
             comm.scatter(t, [0, 1], chunk_sizes=[2, 2])
+        # One element over two devices: one chunk, with a stream given per device.
+        streams = [torch.cuda.Stream(0), torch.cuda.Stream(1)]
+        self.assertEqual(len(comm.scatter(t[:1], [0, 1], streams=streams)), 1)
+        with self.assertRaisesRegex(RuntimeError, "devices and streams to be of same length"):
+            comm.scatter(t, [0, 1], streams=streams[:1])
 
 
 if __name__ == "__main__":

@@ -111,7 +111,8 @@ def scatter(
         chunks = tensor.split_with_sizes(list(chunk_sizes), dim)
     else:
         chunks = tensor.chunk(len(devices), dim)
-    on_streams = _streams_for(streams, len(chunks))
+    # Checked against the devices, as stock: chunk() may give fewer chunks than devices.
+    on_streams = _streams_for(streams, len(devices))
     results = []
     for chunk, device, stream in zip(chunks, devices, on_streams, strict=False):
         with torch.cuda.device(device), torch.cuda.stream(stream):
