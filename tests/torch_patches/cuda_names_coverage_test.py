@@ -14,7 +14,7 @@ sys.path.insert(
 )
 import cuda_names_coverage
 
-from torch_cuda._torch_c_names import PROVIDED, STUBS
+from torch_cuda.torch_c.coverage import PROVIDED, STUBS
 
 C_NAMES = Path(sys.argv[1]) if len(sys.argv) > 1 else None
 

@@ -1,6 +1,6 @@
 """Prints the README's Markdown table: the torch._C names torch's Python code expects of
 a CUDA build (tools/c_names.txt, from the CUDA-key probe: 93 names) and whether torch_cuda
-provides each, and by what (torch_cuda/_torch_c_names.py). Imports no torch.
+provides each, and by what (torch_cuda/torch_c/coverage.py). Imports no torch.
 
     tools/bazel run //third_device/torch_cuda:cuda_names_coverage
 """
@@ -11,7 +11,7 @@ import re
 import sys
 from pathlib import Path
 
-from torch_cuda._torch_c_names import PROVIDED, STUBS
+from torch_cuda.torch_c.coverage import PROVIDED, STUBS
 
 _LINE = re.compile(r"^\s*(\d+)\s+(\*?)\s*(_\w+)\s+(\S+)")
 

@@ -3,7 +3,7 @@
 // initialisers); this module init creates the backend on the CUDA key (guard, allocator)
 // and binds torch_core's device functions plus what only CUDA has. torch_cuda's Python
 // package turns these into the torch._C._cuda_* names torch/cuda expects
-// (torch_cuda/_torch_c_names.py).
+// (torch_cuda/torch_c/).
 #include <cstdint>
 #include <sstream>
 #include <string>

@@ -1,9 +1,9 @@
 """Ledger entry: torch._C's CUDA names, in place before torch.cuda is imported.
 
 What: sets the ``torch._C._cuda_*`` / ``_Cuda*`` names torch/cuda/*.py reads
-    (torch_cuda/_torch_c_names.py, built over _CUDAC), the multi-device copies
+    (torch_cuda/torch_c/, built over _CUDAC), the multi-device copies
     torch.nn.parallel.comm reads (``_broadcast*``, ``_scatter*``, ``_gather*``:
-    torch_cuda/_comm.py) and ``torch._C._has_cuda = True``,
+    torch_cuda/torch_c/comm.py) and ``torch._C._has_cuda = True``,
     right after torch._C's init, before torch/__init__.py imports torch.cuda.
 Why: the CPU wheel's libtorch_python binds them only ``#ifdef USE_CUDA``; torch/cuda
     captures them at import (``Stream``/``Event`` subclass ``_CudaStreamBase`` /
@@ -36,9 +36,9 @@ def check(torch_version: str | None, torch_C: ModuleType) -> None:
 
 
 def apply(torch_C: ModuleType, C: ModuleType) -> list[str]:
-    from torch_cuda import _torch_c_names
+    from torch_cuda import torch_c
 
-    names = _torch_c_names.build(torch_C, C)
+    names = torch_c.build(torch_C, C)
     for name, value in names.items():
         setattr(torch_C, name, value)
     torch_C._has_cuda = True

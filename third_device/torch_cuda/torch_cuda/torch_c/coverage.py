@@ -1,0 +1,91 @@
+"""What torch_cuda provides of the torch._C names a CUDA build has, said without importing
+torch: tools/cuda_names_coverage.py prints it against the probe's list of 93, and
+tests check every name claimed here is set on torch._C.
+"""
+
+from __future__ import annotations
+
+# name -> what provides it (for the coverage table).
+PROVIDED: dict[str, str] = {
+    "_cuda_getDeviceCount": "_CUDAC._device_count (runtime device count, 0 without devices)",
+    "_cuda_init": (
+        "_CUDAC._init + default_generators / _get_device_properties (as THCPModule_initExtension)"
+    ),
+    "_cuda_isInBadFork": "_CUDAC._is_in_bad_fork (torch's fork handler for the CUDA device)",
+    "_cuda_getDevice": "_CUDAC._current_device (torch_core guard)",
+    "_cuda_setDevice": "_CUDAC._set_device (torch_core guard)",
+    "_cuda_exchangeDevice": "_CUDAC._exchange_device",
+    "_cuda_maybeExchangeDevice": "_CUDAC._exchange_device, only once initialised",
+    "_cuda_getCurrentStream": "_CUDAC._current_stream (torch_core stream registry)",
+    "_cuda_getDefaultStream": "_CUDAC._default_stream",
+    "_cuda_setStream": "_CUDAC._set_stream",
+    "_cuda_getCurrentRawStream": "_CUDAC._current_raw_stream (runtime stream handle)",
+    "_cuda_synchronize": "_CUDAC._synchronize (current device)",
+    "_cuda_memoryStats": "_CUDAC._memory_stats, nested as torch.cuda.memory expects",
+    "_cuda_resetPeakMemoryStats": "_CUDAC._reset_peak_memory_stats",
+    "_cuda_resetAccumulatedMemoryStats": "_CUDAC._reset_accumulated_memory_stats",
+    "_cuda_hostMemoryStats": "_CUDAC._host_memory_stats (the pinned host allocator's)",
+    "_cuda_resetPeakHostMemoryStats": "_CUDAC._reset_peak_host_memory_stats",
+    "_cuda_resetAccumulatedHostMemoryStats": "_CUDAC._reset_accumulated_host_memory_stats",
+    "_cuda_emptyCache": "_CUDAC._empty_cache (device and pinned caches)",
+    "_cuda_cudaCachingAllocator_raw_alloc": "_CUDAC._raw_alloc (a block of the caching allocator)",
+    "_cuda_cudaCachingAllocator_raw_delete": "_CUDAC._raw_delete",
+    "_cuda_memorySnapshot": (
+        "_CUDAC._memory_snapshot and _memory_trace per device as {'segments', 'device_traces'}"
+    ),
+    "_cuda_record_memory_history": (
+        "_CUDAC._record_memory_history (Python stacks; stacks='all' adds no C++ frames)"
+    ),
+    "_cuda_record_memory_history_legacy": "_CUDAC._record_memory_history, arguments mapped",
+    "_cuda_allocationTraceback": "_CUDAC._allocation_traceback (the block's Python stack)",
+    "_cuda_setMemoryMetadata": "_CUDAC._set_memory_metadata (per thread, on trace entries)",
+    "_cuda_getMemoryMetadata": "_CUDAC._get_memory_metadata",
+    "_cuda_getMemoryFraction": "the fraction last set (1.0 until set)",
+    "_cuda_setMemoryFraction": "_CUDAC._set_memory_fraction (caching allocator limit)",
+    "_cuda_canDeviceAccessPeer": "True between the backend's devices (runtime copies)",
+    "_cuda_getArchFlags": "_CUDAC.built_archs (the kernels' SASS architectures)",
+    "_cuda_get_sync_debug_mode": "a stored mode (no sync warnings yet)",
+    "_cuda_set_sync_debug_mode": "stores the mode",
+    "_cuda_getCompiledVersion": "_CUDAC.cudart_version",
+    "_cuda_isCurrentStreamCapturing": "False (no CUDA graph capture)",
+    "_cuda_isHistoryEnabled": "_CUDAC._is_history_enabled",
+    "_cuda_getAllocatorBackend": "'native' (torch_core's caching allocator)",
+    "_cuda_cudaCachingAllocator_is_enabled": "_CUDAC._caching_allocator_is_enabled",
+    "_cuda_cudaCachingAllocator_enable": (
+        "_CUDAC._caching_allocator_enable (off: blocks straight from the runtime and back)"
+    ),
+    "_cuda_clearCublasWorkspaces": "no-op (cuBLAS workspaces are kept for the process)",
+    "_cuda_get_cudnn_benchmark_limit": "a stored limit (no cuDNN)",
+    "_cuda_set_cudnn_benchmark_limit": "stores the limit",
+    "_cuda_sleep": "_CUDAC._sleep (simulated variant only: a timed work item)",
+    "_cuda_getStreamFromExternal": "_CUDAC._external_stream (a stream made outside torch)",
+    # Outside the 93 (torch.nn.parallel.comm reads them, not torch/cuda): stock's comm.cpp.
+    "_broadcast": "torch_cuda.torch_c.comm.broadcast (device-to-device copies)",
+    "_broadcast_out": "torch_cuda.torch_c.comm.broadcast_out",
+    "_broadcast_coalesced": "torch_cuda.torch_c.comm.broadcast_coalesced (flat buffers per chunk)",
+    "_scatter": "torch_cuda.torch_c.comm.scatter (on the given streams)",
+    "_scatter_out": "torch_cuda.torch_c.comm.scatter_out",
+    "_gather": "torch_cuda.torch_c.comm.gather",
+    "_gather_out": "torch_cuda.torch_c.comm.gather_out",
+    "_cuda_ipc_collect": "no-op (no CUDA IPC)",
+    "_CudaStreamBase": "Python subclass of torch._C.Stream",
+    "_CudaEventBase": "subclass of torch._C.Event; elapsed_time via _CUDAC._event_elapsed_time",
+    "_CudaDeviceProperties": "Python class over _CUDAC._get_device_properties",
+    "_cudart": "namespace: cudaMemGetInfo (_CUDAC._mem_get_info), cudaGetErrorString, profiler",
+}
+
+# Names torch/cuda imports unconditionally once _CudaStreamBase exists (graphs.py,
+# memory.py) for features torch_cuda does not have yet: present so the import works,
+# raising a clear error when used. name -> the feature.
+STUBS: dict[str, str] = {
+    "_CUDAGraph": "CUDA graphs",
+    "_graph_pool_handle": "CUDA graph memory pools",
+    "_cuda_beginAllocateToPool": "allocating to a memory pool",
+    "_cuda_beginAllocateCurrentThreadToPool": "allocating to a memory pool",
+    "_cuda_endAllocateToPool": "allocating to a memory pool",
+    "_cuda_releasePool": "memory pools",
+    "_cuda_CUDAAllocator": "pluggable CUDA allocators",
+    # Stock compiles jiterator kernels with NVRTC at run time; torch's own operations
+    # run natively on the CUDA key instead.
+    "_cuda_jiterator_compile_and_launch_kernel": "torch.cuda.jiterator (NVRTC)",
+}
