@@ -103,7 +103,14 @@ torch_core_device_python_sources = [
 # torch_core Python package: the device-module builder.
 torch_core_python_sources = [
     "python/torch_core/__init__.py",
-    "python/torch_core/device_module.py",
+    "python/torch_core/device_module/__init__.py",
+    "python/torch_core/device_module/context.py",
+    "python/torch_core/device_module/devices.py",
+    "python/torch_core/device_module/fallback.py",
+    "python/torch_core/device_module/lazy_init.py",
+    "python/torch_core/device_module/memory.py",
+    "python/torch_core/device_module/random_state.py",
+    "python/torch_core/device_module/streams.py",
     "python/torch_core/gpu_trace.py",
     "python/torch_core/preload.py",
 ]
