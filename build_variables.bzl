@@ -15,12 +15,14 @@ torch_core_simulated_runtime_headers = [
 
 # Sources, with the headers private to them (stream, event and memory internals).
 torch_core_simulated_runtime_sources = [
+    "csrc/runtime/pointer_text.h",
     "csrc/runtime/simulated_config.cpp",
     "csrc/runtime/simulated_event.cpp",
     "csrc/runtime/simulated_event.h",
     "csrc/runtime/simulated_memory.cpp",
     "csrc/runtime/simulated_memory.h",
     "csrc/runtime/simulated_runtime.cpp",
+    "csrc/runtime/simulated_runtime_memory.cpp",
     "csrc/runtime/simulated_stream.cpp",
     "csrc/runtime/simulated_stream.h",
 ]
@@ -46,6 +48,7 @@ torch_core_allocator_sources = [
     "csrc/runtime/caching_allocator_block.h",
     "csrc/runtime/caching_allocator_device.cpp",
     "csrc/runtime/caching_allocator_device.h",
+    "csrc/runtime/caching_allocator_device_stats.cpp",
 ]
 
 # The caching pinned-host allocator over the runtime interface (torch-free).
@@ -71,6 +74,7 @@ torch_core_device_headers = [
     "csrc/device/philox_generator.h",
     "csrc/device/privateuse1_hooks.h",
     "csrc/device/register_backend.h",
+    "csrc/device/runtime_call.h",
     "csrc/device/storage_resize.h",
     "csrc/device/stream_registry.h",
 ]

@@ -22,16 +22,17 @@
 #include <ATen/ops/conj_physical.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/TensorOptions.h>
+#include <c10/util/Exception.h>
 
 #include "torch_core/aten/device_kernels.h"
 #include "torch_core/aten/native_ops.h"
+#include "torch_core/device/runtime_call.h"
 #include "torch_core/runtime/current_device_scope.h"
 #include "op_support.h"
 
 namespace torch_core::native {
 
 using aten_detail::backend_of;
-using aten_detail::runtime_call;
 
 namespace {
 
@@ -72,14 +73,14 @@ void host_to_device(const at::Tensor& dst, const void* host, std::size_t bytes, 
   const c10::DeviceIndex index = dst.device().index();
   const StreamHandle stream = backend.streams().current_handle(index);
   void* target = dst.data_ptr();
-  runtime_call([&] { backend.runtime().memcpy_async(target, host, bytes, CopyKind::kHostToDevice, stream); });
+  runtime_call(backend.device_type(), [&] { backend.runtime().memcpy_async(target, host, bytes, CopyKind::kHostToDevice, stream); });
   // From pinned memory the copy really is asynchronous: keep the block until it ran, and
   // wait unless asked not to. Pageable memory was staged by memcpy_async already.
   if (backend.host_allocator().is_pinned(host)) {
     if (non_blocking) {
       backend.host_allocator().record_stream(host, index, stream);
     } else {
-      runtime_call([&] { backend.runtime().synchronize_stream(stream); });
+      runtime_call(backend.device_type(), [&] { backend.runtime().synchronize_stream(stream); });
     }
   }
 }
@@ -90,12 +91,12 @@ void device_to_host(void* host, const at::Tensor& src, std::size_t bytes, bool n
   const c10::DeviceIndex index = src.device().index();
   const StreamHandle stream = backend.streams().current_handle(index);
   const void* source = src.const_data_ptr();
-  runtime_call([&] { backend.runtime().memcpy_async(host, source, bytes, CopyKind::kDeviceToHost, stream); });
+  runtime_call(backend.device_type(), [&] { backend.runtime().memcpy_async(host, source, bytes, CopyKind::kDeviceToHost, stream); });
   if (non_blocking && backend.host_allocator().is_pinned(host)) {
     backend.host_allocator().record_stream(host, index, stream);
     return;
   }
-  runtime_call([&] { backend.runtime().synchronize_stream(stream); });
+  runtime_call(backend.device_type(), [&] { backend.runtime().synchronize_stream(stream); });
 }
 
 // A CPU tensor with the values of `src` (a device tensor of any strides): its bytes, or
@@ -113,7 +114,7 @@ at::Tensor to_host(const at::Tensor& src) {
   Backend& backend = backend_of(src.device());
   const StreamHandle stream = backend.streams().current_handle(src.device().index());
   const char* source = storage_base(src) + span.first * itemsize;
-  runtime_call([&] {
+  runtime_call(backend.device_type(), [&] {
     backend.runtime().memcpy_async(buffer.data_ptr(), source, static_cast<std::size_t>(buffer.nbytes()),
                                    CopyKind::kDeviceToHost, stream);
     backend.runtime().synchronize_stream(stream);
@@ -129,7 +130,7 @@ bool device_copy_fast(const at::Tensor& dst, const at::Tensor& src) {
     void* target = dst.data_ptr();
     const void* source = src.const_data_ptr();
     const auto bytes = static_cast<std::size_t>(dst.nbytes());
-    runtime_call([&] { backend.runtime().memcpy_async(target, source, bytes, CopyKind::kDeviceToDevice, stream); });
+    runtime_call(backend.device_type(), [&] { backend.runtime().memcpy_async(target, source, bytes, CopyKind::kDeviceToDevice, stream); });
     return true;
   }
   DeviceKernels* kernels = device_kernels(dst.device().type());
@@ -171,12 +172,12 @@ void copy_from_host(const at::Tensor& dst, at::Tensor host, bool non_blocking) {
   const StreamHandle stream = backend.streams().current_handle(dst.device().index());
   char* target = storage_base(dst) + span.first * itemsize;
   const auto bytes = static_cast<std::size_t>(buffer.nbytes());
-  runtime_call([&] {
+  runtime_call(backend.device_type(), [&] {
     backend.runtime().memcpy_async(buffer.data_ptr(), target, bytes, CopyKind::kDeviceToHost, stream);
     backend.runtime().synchronize_stream(stream);
   });
   buffer.as_strided(dst.sizes(), dst.strides(), dst.storage_offset() - span.first).copy_(host);
-  runtime_call([&] {
+  runtime_call(backend.device_type(), [&] {
     backend.runtime().memcpy_async(target, buffer.const_data_ptr(), bytes, CopyKind::kHostToDevice, stream);
   });
 }
@@ -213,7 +214,7 @@ void copy_across_devices(const at::Tensor& dst, const at::Tensor& src) {
   const auto bytes = static_cast<std::size_t>(target.nbytes());
   // Each stream is used with its own device current (the runtime's rule: a default stream
   // names the current device's).
-  runtime_call([&] {
+  runtime_call(backend.device_type(), [&] {
     // The copy waits for the work that produced `source`...
     EventHandle produced = runtime.create_event(src_index, /*enable_timing=*/false);
     {

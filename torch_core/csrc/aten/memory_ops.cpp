@@ -5,6 +5,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/DispatchKeySet.h>
 #include <c10/core/TensorOptions.h>
+#include <c10/util/Exception.h>
 
 #include "torch_core/aten/native_ops.h"
 #include "op_support.h"

@@ -2,6 +2,7 @@
 #include <ATen/EmptyTensor.h>
 #include <ATen/ops/_local_scalar_dense_native.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/util/Exception.h>
 
 #include "torch_core/aten/device_kernels.h"
 #include "torch_core/aten/native_ops.h"

@@ -12,7 +12,7 @@
 #include <c10/util/env.h>
 
 #include "torch_core/device/gpu_trace.h"
-#include "torch_core/device/invalid_device.h"
+#include "torch_core/device/runtime_call.h"
 #include "torch_core/runtime/allocator_config.h"
 #include "torch_core/runtime/allocator_errors.h"
 #include "torch_core/runtime/allocator_stats.h"
@@ -114,16 +114,7 @@ c10::DeviceIndex DeviceCachingAllocator::resolve(c10::DeviceIndex device) const 
 c10::DataPtr DeviceCachingAllocator::allocate_on(c10::DeviceIndex device, std::size_t bytes,
                                                  StreamHandle stream) {
   const c10::Device where(device_type_, device);
-  void* ptr = nullptr;
-  try {
-    ptr = core().allocate(device, bytes, stream);
-  } catch (const OutOfMemoryError& e) {
-    TORCH_CHECK_WITH(OutOfMemoryError, false, e.what());
-  } catch (const std::out_of_range& e) {
-    throw_invalid_device(device_type_, e.what());
-  } catch (const RuntimeError& e) {
-    TORCH_CHECK(false, e.what());
-  }
+  void* ptr = runtime_call(device_type_, [&] { return core().allocate(device, bytes, stream); });
   if (ptr != nullptr) gpu_trace::memory_allocated(device_type_, ptr);
   return c10::DataPtr(ptr, ptr, raw_deleter(), where);
 }

@@ -1,39 +1,22 @@
 #include "torch_core/device/device_guard.h"
 
-#include <exception>
 #include <limits>
 
 #include <c10/util/Exception.h>
 
 #include "torch_core/device/gpu_trace.h"
 #include "torch_core/device/invalid_device.h"
+#include "torch_core/device/runtime_call.h"
 #include "torch_core/runtime/current_device_scope.h"
 
 namespace torch_core {
-
-namespace {
-
-// Runtime failures become c10 errors, so Python sees them as RuntimeError with the
-// runtime's message (torch.AcceleratorError for a bad device index, as stock's).
-template <typename F>
-auto translate(c10::DeviceType device_type, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::out_of_range& e) {
-    throw_invalid_device(device_type, e.what());
-  } catch (const RuntimeError& e) {
-    TORCH_CHECK(false, e.what());
-  }
-}
-
-}  // namespace
 
 DeviceGuardImpl::DeviceGuardImpl(c10::DeviceType device_type, DeviceRuntime& runtime,
                                  StreamRegistry& streams, DeviceCachingAllocator& allocator)
     : device_type_(device_type), runtime_(runtime), streams_(streams), allocator_(allocator) {}
 
 c10::DeviceIndex DeviceGuardImpl::checked_index(c10::DeviceIndex device) const {
-  if (device < 0) return static_cast<c10::DeviceIndex>(translate(device_type_, [&] { return runtime_.current_device(); }));
+  if (device < 0) return static_cast<c10::DeviceIndex>(runtime_call(device_type_, [&] { return runtime_.current_device(); }));
   const int count = deviceCount();
   if (device >= count) {
     throw_invalid_device(device_type_, c10::DeviceTypeName(device_type_, /*lower_case=*/true) + " device index " +
@@ -53,7 +36,7 @@ c10::Device DeviceGuardImpl::exchangeDevice(c10::Device device) const {
 }
 
 c10::Device DeviceGuardImpl::getDevice() const {
-  return c10::Device(device_type_, static_cast<c10::DeviceIndex>(translate(device_type_, [&] { return runtime_.current_device(); })));
+  return c10::Device(device_type_, static_cast<c10::DeviceIndex>(runtime_call(device_type_, [&] { return runtime_.current_device(); })));
 }
 
 void DeviceGuardImpl::setDevice(c10::Device device) const {
@@ -61,7 +44,7 @@ void DeviceGuardImpl::setDevice(c10::Device device) const {
               " device, got ", device);
   if (device.index() < 0) return;
   const c10::DeviceIndex index = checked_index(device.index());
-  translate(device_type_, [&] { runtime_.set_current_device(index); });
+  runtime_call(device_type_, [&] { runtime_.set_current_device(index); });
 }
 
 void DeviceGuardImpl::uncheckedSetDevice(c10::Device device) const noexcept {
@@ -82,41 +65,41 @@ c10::DeviceIndex DeviceGuardImpl::deviceCount() const noexcept {
 }
 
 c10::Stream DeviceGuardImpl::getStream(c10::Device device) const {
-  return translate(device_type_, [&] { return streams_.current_stream(checked_index(device.index())); });
+  return runtime_call(device_type_, [&] { return streams_.current_stream(checked_index(device.index())); });
 }
 
 c10::Stream DeviceGuardImpl::getDefaultStream(c10::Device device) const {
-  return translate(device_type_, [&] { return streams_.default_stream(checked_index(device.index())); });
+  return runtime_call(device_type_, [&] { return streams_.default_stream(checked_index(device.index())); });
 }
 
 c10::Stream DeviceGuardImpl::getStreamFromGlobalPool(c10::Device device, bool is_high_priority) const {
-  return translate(device_type_, [&] {
+  return runtime_call(device_type_, [&] {
     const StreamPriorityRange range = runtime_.stream_priority_range();
     return streams_.pool_stream(checked_index(device.index()), is_high_priority ? range.greatest : range.least);
   });
 }
 
 c10::Stream DeviceGuardImpl::getNewStream(c10::Device device, int priority) const {
-  return translate(device_type_, [&] { return streams_.pool_stream(checked_index(device.index()), priority); });
+  return runtime_call(device_type_, [&] { return streams_.pool_stream(checked_index(device.index()), priority); });
 }
 
 c10::Stream DeviceGuardImpl::exchangeStream(c10::Stream stream) const {
-  return translate(device_type_, [&] { return streams_.exchange_stream(stream); });
+  return runtime_call(device_type_, [&] { return streams_.exchange_stream(stream); });
 }
 
 void* DeviceGuardImpl::getStreamNativeHandle(const c10::Stream stream) const {
-  return translate(device_type_, [&] { return streams_.handle(stream); });
+  return runtime_call(device_type_, [&] { return streams_.handle(stream); });
 }
 
 bool DeviceGuardImpl::queryStream(const c10::Stream& stream) const {
-  return translate(device_type_, [&] {
+  return runtime_call(device_type_, [&] {
     const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
     return runtime_.query_stream(streams_.handle(stream));
   });
 }
 
 void DeviceGuardImpl::synchronizeStream(const c10::Stream& stream) const {
-  translate(device_type_, [&] {
+  runtime_call(device_type_, [&] {
     const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
     const StreamHandle handle = streams_.handle(stream);
     gpu_trace::stream_synchronized(device_type_, handle);
@@ -125,7 +108,7 @@ void DeviceGuardImpl::synchronizeStream(const c10::Stream& stream) const {
 }
 
 void DeviceGuardImpl::synchronizeDevice(const c10::DeviceIndex device_index) const {
-  translate(device_type_, [&] {
+  runtime_call(device_type_, [&] {
     const int device = checked_index(device_index);
     gpu_trace::device_synchronized(device_type_);
     runtime_.synchronize_device(device);
@@ -137,7 +120,7 @@ void DeviceGuardImpl::record(void** event, const c10::Stream& stream, const c10:
   TORCH_CHECK(device_index == -1 || device_index == stream.device_index(), "Event device ",
               static_cast<int>(device_index), " does not match recording stream's device ",
               static_cast<int>(stream.device_index()), ".");  // stock CUDAEvent's message
-  translate(device_type_, [&] {
+  runtime_call(device_type_, [&] {
     if (*event == nullptr) {
       // PYTORCH_DEFAULT: no timing (cheaper); BACKEND_DEFAULT: timing (torch.Event(enable_timing=True)).
       *event = runtime_.create_event(stream.device_index(), flag == c10::EventFlag::BACKEND_DEFAULT);
@@ -152,7 +135,7 @@ void DeviceGuardImpl::record(void** event, const c10::Stream& stream, const c10:
 
 void DeviceGuardImpl::block(void* event, const c10::Stream& stream) const {
   if (event == nullptr) return;  // never recorded: nothing to wait for
-  translate(device_type_, [&] {
+  runtime_call(device_type_, [&] {
     const CurrentDeviceScope on_stream_device(runtime_, stream.device_index());
     const StreamHandle handle = streams_.handle(stream);
     runtime_.stream_wait_event(handle, event);
@@ -162,19 +145,19 @@ void DeviceGuardImpl::block(void* event, const c10::Stream& stream) const {
 
 bool DeviceGuardImpl::queryEvent(void* event) const {
   if (event == nullptr) return true;
-  return translate(device_type_, [&] { return runtime_.query_event(event); });
+  return runtime_call(device_type_, [&] { return runtime_.query_event(event); });
 }
 
 void DeviceGuardImpl::synchronizeEvent(void* event) const {
   if (event == nullptr) return;
   gpu_trace::event_synchronized(device_type_, event);
-  translate(device_type_, [&] { runtime_.synchronize_event(event); });
+  runtime_call(device_type_, [&] { runtime_.synchronize_event(event); });
 }
 
 double DeviceGuardImpl::elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/) const {
   TORCH_CHECK(start != nullptr && end != nullptr,
               "both events must be recorded before calculating elapsed time");
-  return translate(device_type_, [&] { return static_cast<double>(runtime_.elapsed_ms(start, end)); });
+  return runtime_call(device_type_, [&] { return static_cast<double>(runtime_.elapsed_ms(start, end)); });
 }
 
 void DeviceGuardImpl::destroyEvent(void* event, const c10::DeviceIndex /*device_index*/) const noexcept {

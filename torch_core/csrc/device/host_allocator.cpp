@@ -7,6 +7,7 @@
 
 #include <c10/util/Exception.h>
 
+#include "torch_core/device/runtime_call.h"
 #include "torch_core/runtime/allocator_errors.h"
 
 namespace torch_core {
@@ -100,11 +101,7 @@ void PinnedHostAllocator::free(void* ptr) {
 void PinnedHostAllocator::record_stream(const void* ptr, int device, StreamHandle stream) {
   void* block = block_of(ptr);
   if (block == nullptr) return;
-  try {
-    core_.record_stream(block, device, stream);
-  } catch (const RuntimeError& e) {
-    TORCH_CHECK(false, e.what());
-  }
+  runtime_call(device_type_, [&] { core_.record_stream(block, device, stream); });
 }
 
 void PinnedHostAllocator::empty_cache() { core_.empty_cache(); }

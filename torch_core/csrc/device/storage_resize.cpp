@@ -8,6 +8,7 @@
 #include <c10/util/Exception.h>
 
 #include "torch_core/device/backend.h"
+#include "torch_core/device/runtime_call.h"
 
 namespace torch_core {
 
@@ -26,12 +27,10 @@ void resize_device_storage(c10::StorageImpl& storage, std::size_t new_bytes) {
   if (common > 0) {
     const c10::DeviceIndex index = backend.current_device();
     const c10::Stream stream = backend.streams().current_stream(index);
-    try {
+    runtime_call(backend.device_type(), [&] {
       backend.runtime().memcpy_async(fresh.get(), storage.data(), common, CopyKind::kDeviceToDevice,
                                      backend.streams().handle(stream));
-    } catch (const RuntimeError& e) {
-      TORCH_CHECK(false, e.what());
-    }
+    });
     // The old block is read by the copy just queued: keep it from reuse until it ran.
     backend.allocator().recordStream(storage.data_ptr(), stream);
   }

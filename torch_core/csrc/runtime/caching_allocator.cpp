@@ -7,12 +7,11 @@
 #include <utility>
 
 #include "caching_allocator_device.h"
-#include "torch_core/runtime/allocator_sizes.h"
 
 namespace torch_core {
 
 using caching_allocator_detail::DeviceCache;
-namespace sizes = allocator_sizes;
+using caching_allocator_detail::out_of_memory_summary;
 
 CachingAllocator::CachingAllocator(DeviceRuntime& runtime, AllocatorConfig config,
                                    std::string device_type)
@@ -88,14 +87,8 @@ void CachingAllocator::free(void* ptr) {
 void* CachingAllocator::allocate_uncached(int device, std::size_t bytes) {
   void* ptr = runtime_.allocate(device, bytes);
   if (ptr == nullptr) {
-    const MemoryInfo info = runtime_.memory_info(device);
-    std::ostringstream message;
-    message << device_type_ << " out of memory. Tried to allocate " << sizes::format_size(bytes)
-            << ". " << device_type_ << " device " << device << " has a total capacity of "
-            << sizes::format_size(info.total_bytes) << " of which "
-            << sizes::format_size(info.free_bytes)
-            << " is free. The caching allocator is off, so nothing cached can be given back.";
-    throw OutOfMemoryError(message.str());
+    throw OutOfMemoryError(out_of_memory_summary(device_type_, device, bytes, runtime_.memory_info(device)) +
+                           " The caching allocator is off, so nothing cached can be given back.");
   }
   Shard& owner = shard(ptr);
   std::lock_guard<std::mutex> lock(owner.mutex);

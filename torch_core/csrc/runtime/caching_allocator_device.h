@@ -21,6 +21,11 @@
 namespace torch_core {
 namespace caching_allocator_detail {
 
+// The first sentences of every out-of-memory message: what was asked for, and what the
+// device has ("CUDA out of memory. Tried to allocate 2.00 GiB. CUDA device 0 has ...").
+std::string out_of_memory_summary(const std::string& device_type, int device, std::size_t requested,
+                                  const MemoryInfo& info);
+
 class DeviceCache {
  public:
   // `config` and `device_type` are owned by the CachingAllocator and outlive this.
