@@ -104,6 +104,25 @@ torch_core_device_python_sources = [
     "csrc/device/python_bindings.cpp",
 ]
 
+# A simulated device on any device type: the SimulatedRuntime from the environment, the
+# launch that queues host work on its streams, the kernels over that launch.
+torch_core_simulated_device_headers = [
+    "csrc/simulated/simulated_device.h",
+]
+
+torch_core_simulated_device_sources = [
+    "csrc/simulated/simulated_device.cpp",
+]
+
+# Its Python face: _sleep and _config.
+torch_core_simulated_device_python_headers = [
+    "csrc/simulated/simulated_device_bindings.h",
+]
+
+torch_core_simulated_device_python_sources = [
+    "csrc/simulated/simulated_device_bindings.cpp",
+]
+
 # torch_core Python package: the device-module builder.
 torch_core_python_sources = [
     "python/torch_core/__init__.py",

@@ -49,9 +49,10 @@ Backend& Backend::get(c10::DeviceType device_type) {
 
 std::string Backend::name() const { return c10::DeviceTypeName(device_type_, /*lower_case=*/true); }
 
-void Backend::initialize() {
+DeviceRuntime& Backend::initialize() {
+  DeviceRuntime* made = nullptr;
   try {
-    runtime_.get();
+    made = &runtime_.get();
   } catch (const RuntimeError& e) {
     TORCH_CHECK(false, "could not initialise the ", name(), " runtime: ", e.what());
   }
@@ -59,6 +60,7 @@ void Backend::initialize() {
   // why (no driver, no device, a configuration).
   TORCH_CHECK(runtime_.device_count() > 0, "No ", c10::DeviceTypeName(device_type_), " devices are available: ",
               runtime_.unavailable_reason());
+  return *made;
 }
 
 int Backend::device_count() noexcept {

@@ -49,9 +49,10 @@ class Backend {
   // "cuda", or the PrivateUse1 backend's registered name ("sim").
   std::string name() const;
 
-  // Whether the runtime exists yet, and making it (idempotent, thread-safe).
+  // Whether the runtime exists yet, and making it (idempotent, thread-safe); initialize()
+  // returns the runtime itself, for a backend that knows which kind it made.
   bool initialized() const noexcept { return runtime_.initialized(); }
-  void initialize();
+  DeviceRuntime& initialize();
 
   DeviceRuntime& runtime() { return runtime_; }
   StreamRegistry& streams() { return streams_; }

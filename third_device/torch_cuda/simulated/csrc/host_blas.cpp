@@ -12,7 +12,7 @@
 #include <c10/util/Half.h>
 
 #include "third_device/torch_cuda/csrc/aten/blas/gemm_plan.h"
-#include "third_device/torch_cuda/simulated/csrc/simulated_variant.h"
+#include "torch_core/simulated/simulated_device.h"
 
 namespace torch_cuda::blas {
 
@@ -92,12 +92,12 @@ void run_gemm(const GemmPlan& p) {
 
 void execute(const GemmPlan& plan, torch_core::StreamHandle stream) {
   if (plan.m == 0 || plan.n == 0 || plan.batch == 0) return;
-  simulated::launch(stream, [plan] { run_gemm(plan); });
+  torch_core::simulated_device::enqueue(c10::DeviceType::CUDA, stream, [plan] { run_gemm(plan); });
 }
 
 void execute(const GemvPlan& plan, torch_core::StreamHandle stream) {
   if ((plan.trans ? plan.cols : plan.rows) == 0) return;
-  simulated::launch(stream, [plan] {
+  torch_core::simulated_device::enqueue(c10::DeviceType::CUDA, stream, [plan] {
     if (plan.dtype == DType::kFloat64) gemv_typed<double>(plan);
     else gemv_typed<float>(plan);
   });

@@ -1,0 +1,29 @@
+#include "torch_core/simulated/simulated_device.h"
+
+#include <c10/util/Exception.h>
+
+#include "torch_core/device/backend.h"
+#include "torch_core/device/runtime_call.h"
+#include "torch_core/runtime/simulated_config.h"
+
+namespace torch_core::simulated_device {
+
+std::unique_ptr<DeviceRuntime> make_runtime() {
+  return std::make_unique<SimulatedRuntime>(SimulatedConfig::from_env());
+}
+
+SimulatedRuntime& runtime(c10::DeviceType device_type) {
+  Backend& backend = Backend::get(device_type);
+  auto* simulated = dynamic_cast<SimulatedRuntime*>(&backend.initialize());
+  TORCH_CHECK(simulated != nullptr, "the ", backend.name(),
+              " backend's runtime is not torch_core's SimulatedRuntime (make it with "
+              "simulated_device::make_runtime)");
+  return *simulated;
+}
+
+void enqueue(c10::DeviceType device_type, StreamHandle stream, std::function<void()> work) {
+  SimulatedRuntime& sim = runtime(device_type);
+  runtime_call(device_type, [&] { sim.enqueue(stream, std::move(work)); });
+}
+
+}  // namespace torch_core::simulated_device
