@@ -32,7 +32,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 TARGET = "//third_device/torch_cuda:all"
-TOUCHED_CU = "third_device/torch_cuda/csrc/aten/kernels/elementwise_add.cu"
+TOUCHED_CU = "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/elementwise_add.cu"
 TOUCHED_HEADER = "torch_core/csrc/runtime/device_runtime.h"
 # "INFO: 55 processes: 3 remote cache hit, 34 internal, 18 linux-sandbox."
 _PROCESSES = re.compile(r"INFO: \d+ process(?:es)?: (.*)\.")

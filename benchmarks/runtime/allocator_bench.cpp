@@ -10,8 +10,8 @@
 #include <functional>
 #include <vector>
 
-#include "torch_core/runtime/caching_allocator.h"
-#include "torch_core/runtime/simulated_runtime.h"
+#include "torch_core/csrc/runtime/caching_allocator.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
 
 namespace {
 

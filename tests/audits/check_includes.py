@@ -1,4 +1,5 @@
-"""Reports #includes of one target that only a transitive dependency provides.
+"""Reports #includes of one target that only a transitive dependency provides, and
+quoted includes of this repository's headers not written as their full workspace path.
 
 Called by include_audit.bzl's aspect with the target's sources, two header listings
 (`path owner` per line: the headers its direct deps declare, and every reachable header)
@@ -15,6 +16,10 @@ import re
 from pathlib import Path
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.MULTILINE)
+# A header of this repository: its owner is a main-repository label (//pkg:name).
+_PROJECT_OWNER = re.compile(r"^@*//")
+# Where generated headers sit; their workspace path is what follows.
+_OUTPUT_ROOT = re.compile(r"^bazel-out/[^/]+/(bin|genfiles)/")
 
 
 def read_headers(listing: Path) -> dict[str, str]:
@@ -51,7 +56,16 @@ def main() -> None:
             paths = candidates(source, quote, include, include_dirs)
             # The compiler takes the first directory that has the file.
             found = next((p for p in paths if p in declared or p in reachable), None)
-            if found is None or found in declared:
+            if found is None:
+                continue
+            owner = declared.get(found) or reachable[found]
+            workspace_path = _OUTPUT_ROOT.sub("", found)
+            if quote == '"' and _PROJECT_OWNER.match(owner) and include != workspace_path:
+                lines.append(
+                    f'{options.target}: {source} includes "{include}": write its full '
+                    f'workspace path, #include "{workspace_path}"'
+                )
+            if found in declared:
                 continue
             lines.append(
                 f'{options.target}: {source} includes "{include}" from {reachable[found]}, '

@@ -6,8 +6,10 @@ lists the headers its direct deps declare, the headers only reachable transitive
 the include directories the compiler searches; check_includes.py resolves each #include
 of the target's sources against them as the compiler would. An include that resolves only
 to a transitive header is an undeclared dependency (it builds today by accident and breaks
-when a dep drops it). Includes that resolve to no header of the graph (the C++ standard
-library) are not checked.
+when a dep drops it). A quoted include of one of this repository's headers must name it by
+its full workspace path (one include style: no paths relative to the including file, no
+include_prefix remapping). Includes that resolve to no header of the graph (the C++
+standard library) are not checked.
 """
 
 IncludeAuditInfo = provider(

@@ -1,4 +1,4 @@
-// The cuBLAS wrappers (third_device/torch_cuda/csrc/aten/blas), torch-free.
+// The cuBLAS wrappers (third_device/torch_cuda/torch_cuda/csrc/aten/blas), torch-free.
 //
 // Everywhere: argument checks, the torch.backends.cuda.matmul precision mapping, the
 // CUBLAS_WORKSPACE_CONFIG parser. With a GPU: gemm (every transpose, padded leading
@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "tests/gpu/test_util.h"
-#include "third_device/torch_cuda/csrc/aten/blas/cublas_check.h"
-#include "third_device/torch_cuda/csrc/aten/blas/cublas_handle.h"
-#include "third_device/torch_cuda/csrc/aten/blas/gemm.h"
-#include "third_device/torch_cuda/csrc/framework/cuda_check.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_check.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_handle.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 """The CUDA engine's kernels are in the binary for every configured architecture.
 
 cuobjdump (the hermetic one from @cuda) reads the fatbinary of //tests/gpu:cuda_engine_test,
-which links //third_device/torch_cuda/csrc/aten:engine_kernels: SASS for each
+which links //third_device/torch_cuda/torch_cuda/csrc:engine_kernels: SASS for each
 //toolchains/cuda:archs entry, PTX for the newest, and the engine's kernel templates
 instantiated for its functors.
 """

@@ -1,4 +1,4 @@
-// The CUDA engine (third_device/torch_cuda/csrc/aten/engine), without torch: its entry
+// The CUDA engine (third_device/torch_cuda/torch_cuda/csrc/aten/engine), without torch: its entry
 // points take torch_core's OperandLoop descriptions built here by hand over cudaMalloc'd
 // buffers, and the results are compared with the same functors run on the host.
 //
@@ -20,12 +20,12 @@
 #include <c10/util/Half.h>
 
 #include "tests/gpu/test_util.h"
-#include "third_device/torch_cuda/csrc/aten/engine/cuda_kernels.h"
-#include "third_device/torch_cuda/csrc/aten/loop_index.h"
-#include "third_device/torch_cuda/csrc/framework/cuda_check.h"
-#include "torch_core/aten/engine/elementwise_functors.h"
-#include "torch_core/aten/engine/operand_loop.h"
-#include "torch_core/aten/engine/reduce_functors.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_kernels.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/loop_index.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
+#include "torch_core/csrc/aten/engine/elementwise_functors.h"
+#include "torch_core/csrc/aten/engine/operand_loop.h"
+#include "torch_core/csrc/aten/engine/reduce_functors.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "third_device/torch_cuda/csrc/framework/cuda_device_runtime.h"
-#include "third_device/torch_cuda/csrc/framework/device_smoke.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/device_smoke.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_runtime.h"
 
 namespace {
 

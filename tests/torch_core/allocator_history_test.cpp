@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "tests/cc_check/check.h"
-#include "torch_core/runtime/allocator_history.h"
-#include "torch_core/runtime/caching_allocator.h"
-#include "torch_core/runtime/simulated_runtime.h"
+#include "torch_core/csrc/runtime/allocator_history.h"
+#include "torch_core/csrc/runtime/caching_allocator.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
 
 namespace {
 

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "tests/cc_check/check.h"
-#include "torch_core/runtime/allocator_sizes.h"
-#include "torch_core/runtime/caching_allocator.h"
 #include "tests/torch_core/stream_gate.h"
-#include "torch_core/runtime/simulated_runtime.h"
+#include "torch_core/csrc/runtime/allocator_sizes.h"
+#include "torch_core/csrc/runtime/caching_allocator.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
 
 namespace {
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "tests/cc_check/check.h"
-#include "torch_core/runtime/allocator_errors.h"
-#include "torch_core/runtime/host_pinned_allocator.h"
 #include "tests/torch_core/stream_gate.h"
-#include "torch_core/runtime/simulated_runtime.h"
+#include "torch_core/csrc/runtime/allocator_errors.h"
+#include "torch_core/csrc/runtime/host_pinned_allocator.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 
 #include "tests/cc_check/check.h"
 #include "tests/torch_core/stream_gate.h"
-#include "torch_core/runtime/simulated_runtime.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
 
 namespace {
 

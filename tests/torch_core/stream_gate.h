@@ -4,8 +4,8 @@
 
 #include <future>
 
-#include "torch_core/runtime/current_device_scope.h"
-#include "torch_core/runtime/simulated_runtime.h"
+#include "torch_core/csrc/runtime/current_device_scope.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
 
 namespace torch_core::testing {
 

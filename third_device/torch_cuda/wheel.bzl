@@ -62,9 +62,9 @@ def torch_cuda_wheel(name, extension, local_version = "", requires = [], **kwarg
             "//third_device/torch_cuda:torch_cuda_activate.pth",
             "//third_device/torch_cuda:torch_cuda_py_lib",
         ],
-        # The first match is stripped: the variant's package before torch_cuda's.
+        # The first match is stripped: the extension's package before torch_cuda's.
         strip_path_prefixes = [
-            native.package_name() + "/",
+            native.package_relative_label(extension).package + "/",
             "third_device/torch_cuda/",
         ],
         **kwargs

@@ -34,9 +34,10 @@ def _cuda_build_info_impl(ctx):
     )
     return [
         DefaultInfo(files = depset([header])),
+        # Included by its workspace path (toolchains/cuda/build_info/cuda_build_info.h), under
+        # the output tree's root that every compile searches.
         CcInfo(compilation_context = cc_common.create_compilation_context(
             headers = depset([header]),
-            includes = depset([header.dirname]),
         )),
     ]
 

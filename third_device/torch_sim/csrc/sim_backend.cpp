@@ -2,10 +2,10 @@
 
 #include <utility>
 
-#include "torch_core/aten/cpu_fallback.h"
-#include "torch_core/aten/device_kernels.h"
-#include "torch_core/device/register_backend.h"
-#include "torch_core/simulated/simulated_device.h"
+#include "torch_core/csrc/aten/cpu_fallback.h"
+#include "torch_core/csrc/aten/device_kernels.h"
+#include "torch_core/csrc/device/register_backend.h"
+#include "torch_core/csrc/simulated/simulated_device.h"
 
 namespace torch_sim {
 

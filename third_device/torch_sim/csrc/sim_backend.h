@@ -9,7 +9,7 @@
 
 #include <c10/core/DeviceType.h>
 
-#include "torch_core/device/backend.h"
+#include "torch_core/csrc/device/backend.h"
 
 namespace torch_sim {
 

@@ -24,11 +24,11 @@
 #include <c10/core/TensorOptions.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/device_kernels.h"
-#include "torch_core/aten/native_ops.h"
-#include "torch_core/device/runtime_call.h"
-#include "torch_core/runtime/current_device_scope.h"
-#include "op_support.h"
+#include "torch_core/csrc/aten/device_kernels.h"
+#include "torch_core/csrc/aten/native_ops.h"
+#include "torch_core/csrc/aten/op_support.h"
+#include "torch_core/csrc/device/runtime_call.h"
+#include "torch_core/csrc/runtime/current_device_scope.h"
 
 namespace torch_core::native {
 

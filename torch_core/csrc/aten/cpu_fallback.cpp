@@ -1,4 +1,4 @@
-#include "torch_core/aten/cpu_fallback.h"
+#include "torch_core/csrc/aten/cpu_fallback.h"
 
 #include <array>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "torch_core/aten/device_kernels.h"
+#include "torch_core/csrc/aten/device_kernels.h"
 
 #include <array>
 #include <atomic>

@@ -4,9 +4,9 @@
 
 #include <ATen/Dispatch.h>
 
-#include "torch_core/aten/host_loop_kernels.h"
-#include "torch_core/aten/kernel_loop.h"
-#include "torch_core/aten/tensor_loop.h"
+#include "torch_core/csrc/aten/host_loop_kernels.h"
+#include "torch_core/csrc/aten/kernel_loop.h"
+#include "torch_core/csrc/aten/tensor_loop.h"
 
 namespace torch_core {
 

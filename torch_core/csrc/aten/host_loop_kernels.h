@@ -1,14 +1,14 @@
 // Kernels for a device whose memory the host addresses (a simulated device): torch_core's
 // kernel loop API run as host loops, each queued on a stream's worker by the backend's
 // launch function. torch_sim and torch_cuda's simulated variant share them; a backend on
-// real hardware writes its own (third_device/torch_cuda/csrc/aten).
+// real hardware writes its own (third_device/torch_cuda/torch_cuda/csrc/aten).
 #pragma once
 
 #include <functional>
 #include <memory>
 
-#include "torch_core/aten/device_kernels.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/aten/device_kernels.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

@@ -7,9 +7,9 @@
 #include <c10/core/TensorOptions.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/native_ops.h"
-#include "op_support.h"
-#include "torch_core/device/storage_resize.h"
+#include "torch_core/csrc/aten/native_ops.h"
+#include "torch_core/csrc/aten/op_support.h"
+#include "torch_core/csrc/device/storage_resize.h"
 
 namespace torch_core::native {
 

@@ -1,6 +1,6 @@
-#include "torch_core/aten/native_registration.h"
+#include "torch_core/csrc/aten/native_registration.h"
 
-#include "torch_core/aten/native_ops.h"
+#include "torch_core/csrc/aten/native_ops.h"
 
 namespace torch_core {
 

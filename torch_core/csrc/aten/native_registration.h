@@ -15,7 +15,7 @@
 #include <c10/core/DeviceType.h>
 #include <torch/library.h>
 
-#include "torch_core/aten/cpu_fallback.h"
+#include "torch_core/csrc/aten/cpu_fallback.h"
 
 namespace torch_core {
 

@@ -3,8 +3,8 @@
 
 #include <c10/core/Device.h>
 
-#include "torch_core/device/backend.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core::aten_detail {
 

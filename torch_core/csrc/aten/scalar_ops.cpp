@@ -4,9 +4,9 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/device_kernels.h"
-#include "torch_core/aten/native_ops.h"
-#include "op_support.h"
+#include "torch_core/csrc/aten/device_kernels.h"
+#include "torch_core/csrc/aten/native_ops.h"
+#include "torch_core/csrc/aten/op_support.h"
 
 namespace torch_core::native {
 

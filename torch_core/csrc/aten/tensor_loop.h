@@ -13,7 +13,7 @@
 #include <c10/util/Exception.h>
 #include <c10/util/OptionalArrayRef.h>
 
-#include "torch_core/aten/kernel_loop.h"
+#include "torch_core/csrc/aten/kernel_loop.h"
 
 namespace torch_core {
 

@@ -8,7 +8,7 @@
 #include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/view_native.h>
 
-#include "torch_core/aten/native_ops.h"
+#include "torch_core/csrc/aten/native_ops.h"
 
 namespace torch_core::native {
 

@@ -1,4 +1,4 @@
-#include "torch_core/device/backend.h"
+#include "torch_core/csrc/device/backend.h"
 
 #include <array>
 #include <atomic>

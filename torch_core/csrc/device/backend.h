@@ -16,12 +16,12 @@
 #include <c10/core/Device.h>
 #include <c10/core/DeviceType.h>
 
-#include "torch_core/device/device_allocator.h"
-#include "torch_core/device/device_guard.h"
-#include "torch_core/device/host_allocator.h"
-#include "torch_core/device/lazy_runtime.h"
-#include "torch_core/device/philox_generator.h"
-#include "torch_core/device/stream_registry.h"
+#include "torch_core/csrc/device/device_allocator.h"
+#include "torch_core/csrc/device/device_guard.h"
+#include "torch_core/csrc/device/host_allocator.h"
+#include "torch_core/csrc/device/lazy_runtime.h"
+#include "torch_core/csrc/device/philox_generator.h"
+#include "torch_core/csrc/device/stream_registry.h"
 
 namespace torch_core {
 

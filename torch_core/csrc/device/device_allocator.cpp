@@ -1,4 +1,4 @@
-#include "torch_core/device/device_allocator.h"
+#include "torch_core/csrc/device/device_allocator.h"
 
 #include <algorithm>
 #include <array>
@@ -11,11 +11,11 @@
 #include <c10/util/Exception.h>
 #include <c10/util/env.h>
 
-#include "torch_core/device/gpu_trace.h"
-#include "torch_core/device/runtime_call.h"
-#include "torch_core/runtime/allocator_config.h"
-#include "torch_core/runtime/allocator_errors.h"
-#include "torch_core/runtime/allocator_stats.h"
+#include "torch_core/csrc/device/gpu_trace.h"
+#include "torch_core/csrc/device/runtime_call.h"
+#include "torch_core/csrc/runtime/allocator_config.h"
+#include "torch_core/csrc/runtime/allocator_errors.h"
+#include "torch_core/csrc/runtime/allocator_stats.h"
 
 namespace torch_core {
 

@@ -25,10 +25,10 @@
 #include <c10/core/DeviceType.h>
 #include <c10/core/Stream.h>
 
-#include "torch_core/device/stream_registry.h"
-#include "torch_core/runtime/allocator_snapshot.h"
-#include "torch_core/runtime/caching_allocator.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/device/stream_registry.h"
+#include "torch_core/csrc/runtime/allocator_snapshot.h"
+#include "torch_core/csrc/runtime/caching_allocator.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

@@ -1,13 +1,13 @@
-#include "torch_core/device/device_guard.h"
+#include "torch_core/csrc/device/device_guard.h"
 
 #include <limits>
 
 #include <c10/util/Exception.h>
 
-#include "torch_core/device/gpu_trace.h"
-#include "torch_core/device/invalid_device.h"
-#include "torch_core/device/runtime_call.h"
-#include "torch_core/runtime/current_device_scope.h"
+#include "torch_core/csrc/device/gpu_trace.h"
+#include "torch_core/csrc/device/invalid_device.h"
+#include "torch_core/csrc/device/runtime_call.h"
+#include "torch_core/csrc/runtime/current_device_scope.h"
 
 namespace torch_core {
 

@@ -9,9 +9,9 @@
 #include <c10/core/Stream.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
-#include "torch_core/device/device_allocator.h"
-#include "torch_core/device/stream_registry.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/device/device_allocator.h"
+#include "torch_core/csrc/device/stream_registry.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

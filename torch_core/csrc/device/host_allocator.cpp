@@ -1,4 +1,4 @@
-#include "torch_core/device/host_allocator.h"
+#include "torch_core/csrc/device/host_allocator.h"
 
 #include <array>
 #include <atomic>
@@ -7,8 +7,8 @@
 
 #include <c10/util/Exception.h>
 
-#include "torch_core/device/runtime_call.h"
-#include "torch_core/runtime/allocator_errors.h"
+#include "torch_core/csrc/device/runtime_call.h"
+#include "torch_core/csrc/runtime/allocator_errors.h"
 
 namespace torch_core {
 

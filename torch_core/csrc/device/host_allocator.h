@@ -15,8 +15,8 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/DeviceType.h>
 
-#include "torch_core/runtime/device_runtime.h"
-#include "torch_core/runtime/host_pinned_allocator.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/host_pinned_allocator.h"
 
 namespace torch_core {
 

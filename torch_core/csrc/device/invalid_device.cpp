@@ -1,4 +1,4 @@
-#include "torch_core/device/invalid_device.h"
+#include "torch_core/csrc/device/invalid_device.h"
 
 #include <c10/util/Exception.h>
 

@@ -1,4 +1,4 @@
-#include "torch_core/device/lazy_runtime.h"
+#include "torch_core/csrc/device/lazy_runtime.h"
 
 #include <utility>
 

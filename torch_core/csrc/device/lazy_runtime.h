@@ -14,7 +14,7 @@
 #include <mutex>
 #include <string>
 
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

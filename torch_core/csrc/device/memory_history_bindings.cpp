@@ -1,4 +1,4 @@
-#include "torch_core/device/memory_history_bindings.h"
+#include "torch_core/csrc/device/memory_history_bindings.h"
 
 #include <Python.h>
 #include <frameobject.h>
@@ -12,8 +12,8 @@
 #include <c10/util/Exception.h>
 #include <pybind11/stl.h>
 
-#include "torch_core/device/backend.h"
-#include "torch_core/runtime/allocator_history.h"
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/runtime/allocator_history.h"
 
 namespace py = pybind11;
 

@@ -5,7 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "torch_core/runtime/allocator_history.h"
+#include "torch_core/csrc/runtime/allocator_history.h"
 
 namespace torch_core {
 

@@ -1,4 +1,4 @@
-#include "torch_core/device/philox_generator.h"
+#include "torch_core/csrc/device/philox_generator.h"
 
 #include <cstring>
 

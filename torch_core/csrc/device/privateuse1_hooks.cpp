@@ -1,6 +1,6 @@
-#include "torch_core/device/privateuse1_hooks.h"
+#include "torch_core/csrc/device/privateuse1_hooks.h"
 
-#include "torch_core/device/storage_resize.h"
+#include "torch_core/csrc/device/storage_resize.h"
 
 namespace torch_core {
 

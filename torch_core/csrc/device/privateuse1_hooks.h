@@ -12,7 +12,7 @@
 #include <c10/core/Device.h>
 #include <c10/core/Storage.h>
 
-#include "torch_core/device/backend.h"
+#include "torch_core/csrc/device/backend.h"
 
 namespace torch_core {
 

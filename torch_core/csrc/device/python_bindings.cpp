@@ -1,4 +1,4 @@
-#include "torch_core/device/python_bindings.h"
+#include "torch_core/csrc/device/python_bindings.h"
 
 #include <cstdint>
 #include <string>
@@ -12,10 +12,10 @@
 #include <torch/csrc/Storage.h>
 #include <torch/csrc/utils/device_lazy_init.h>
 
-#include "torch_core/aten/cpu_fallback.h"
-#include "torch_core/device/backend.h"
-#include "torch_core/device/memory_history_bindings.h"
-#include "torch_core/device/storage_resize.h"
+#include "torch_core/csrc/aten/cpu_fallback.h"
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/memory_history_bindings.h"
+#include "torch_core/csrc/device/storage_resize.h"
 
 namespace py = pybind11;
 

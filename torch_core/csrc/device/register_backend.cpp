@@ -1,4 +1,4 @@
-#include "torch_core/device/register_backend.h"
+#include "torch_core/csrc/device/register_backend.h"
 
 #include <utility>
 
@@ -6,7 +6,7 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
-#include "torch_core/device/privateuse1_hooks.h"
+#include "torch_core/csrc/device/privateuse1_hooks.h"
 
 namespace torch_core {
 

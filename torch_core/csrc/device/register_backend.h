@@ -8,7 +8,7 @@
 // vendor chooses which generic kernels it takes.
 #pragma once
 
-#include "torch_core/device/backend.h"
+#include "torch_core/csrc/device/backend.h"
 
 namespace torch_core {
 

@@ -8,9 +8,9 @@
 #include <c10/core/DeviceType.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/device/invalid_device.h"
-#include "torch_core/runtime/allocator_errors.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/device/invalid_device.h"
+#include "torch_core/csrc/runtime/allocator_errors.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

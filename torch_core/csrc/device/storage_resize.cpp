@@ -1,4 +1,4 @@
-#include "torch_core/device/storage_resize.h"
+#include "torch_core/csrc/device/storage_resize.h"
 
 #include <algorithm>
 #include <utility>
@@ -7,8 +7,8 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/device/backend.h"
-#include "torch_core/device/runtime_call.h"
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/runtime_call.h"
 
 namespace torch_core {
 

@@ -1,4 +1,4 @@
-#include "torch_core/device/stream_registry.h"
+#include "torch_core/csrc/device/stream_registry.h"
 
 #include <algorithm>
 #include <string>
@@ -6,8 +6,8 @@
 
 #include <c10/util/Exception.h>
 
-#include "torch_core/device/gpu_trace.h"
-#include "torch_core/device/invalid_device.h"
+#include "torch_core/csrc/device/gpu_trace.h"
+#include "torch_core/csrc/device/invalid_device.h"
 
 namespace torch_core {
 

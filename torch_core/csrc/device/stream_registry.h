@@ -23,7 +23,7 @@
 #include <c10/core/DeviceType.h>
 #include <c10/core/Stream.h>
 
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

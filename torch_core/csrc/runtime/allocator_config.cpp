@@ -1,10 +1,10 @@
-#include "torch_core/runtime/allocator_config.h"
+#include "torch_core/csrc/runtime/allocator_config.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <vector>
 
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 namespace {

@@ -1,7 +1,7 @@
 // Errors the caching allocators raise.
 #pragma once
 
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

@@ -1,4 +1,4 @@
-#include "torch_core/runtime/allocator_history.h"
+#include "torch_core/csrc/runtime/allocator_history.h"
 
 #include <array>
 #include <string>

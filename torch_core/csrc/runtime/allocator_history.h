@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

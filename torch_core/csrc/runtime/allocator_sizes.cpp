@@ -1,4 +1,4 @@
-#include "torch_core/runtime/allocator_sizes.h"
+#include "torch_core/csrc/runtime/allocator_sizes.h"
 
 #include <cstdio>
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "torch_core/runtime/allocator_config.h"
+#include "torch_core/csrc/runtime/allocator_config.h"
 
 namespace torch_core {
 namespace allocator_sizes {

@@ -1,4 +1,4 @@
-#include "torch_core/runtime/allocator_stats.h"
+#include "torch_core/csrc/runtime/allocator_stats.h"
 
 namespace torch_core {
 namespace {

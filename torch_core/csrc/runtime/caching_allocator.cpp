@@ -1,4 +1,4 @@
-#include "torch_core/runtime/caching_allocator.h"
+#include "torch_core/csrc/runtime/caching_allocator.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "caching_allocator_device.h"
+#include "torch_core/csrc/runtime/caching_allocator_device.h"
 
 namespace torch_core {
 

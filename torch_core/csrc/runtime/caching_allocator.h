@@ -31,12 +31,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "torch_core/runtime/allocator_config.h"
-#include "torch_core/runtime/allocator_errors.h"
-#include "torch_core/runtime/allocator_history.h"
-#include "torch_core/runtime/allocator_snapshot.h"
-#include "torch_core/runtime/allocator_stats.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/allocator_config.h"
+#include "torch_core/csrc/runtime/allocator_errors.h"
+#include "torch_core/csrc/runtime/allocator_history.h"
+#include "torch_core/csrc/runtime/allocator_snapshot.h"
+#include "torch_core/csrc/runtime/allocator_stats.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

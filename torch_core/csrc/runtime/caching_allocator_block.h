@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <set>
 
-#include "torch_core/runtime/allocator_history.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/allocator_history.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 namespace caching_allocator_detail {

@@ -1,12 +1,12 @@
-#include "caching_allocator_device.h"
+#include "torch_core/csrc/runtime/caching_allocator_device.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
 
-#include "torch_core/runtime/allocator_sizes.h"
-#include "torch_core/runtime/current_device_scope.h"
+#include "torch_core/csrc/runtime/allocator_sizes.h"
+#include "torch_core/csrc/runtime/current_device_scope.h"
 
 namespace torch_core {
 namespace caching_allocator_detail {

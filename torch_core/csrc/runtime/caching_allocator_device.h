@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "caching_allocator_block.h"
-#include "torch_core/runtime/allocator_config.h"
-#include "torch_core/runtime/allocator_history.h"
-#include "torch_core/runtime/allocator_snapshot.h"
-#include "torch_core/runtime/allocator_stats.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/allocator_config.h"
+#include "torch_core/csrc/runtime/allocator_history.h"
+#include "torch_core/csrc/runtime/allocator_snapshot.h"
+#include "torch_core/csrc/runtime/allocator_stats.h"
+#include "torch_core/csrc/runtime/caching_allocator_block.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 namespace caching_allocator_detail {

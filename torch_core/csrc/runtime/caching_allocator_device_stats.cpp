@@ -1,14 +1,14 @@
 // DeviceCache's reports: the out-of-memory error, statistics, snapshots and the memory
 // history (the allocation paths are in caching_allocator_device.cpp).
-#include "caching_allocator_device.h"
+#include "torch_core/csrc/runtime/caching_allocator_device.h"
 
 #include <chrono>
 #include <cstdint>
 #include <sstream>
 #include <string>
 
-#include "torch_core/runtime/allocator_errors.h"
-#include "torch_core/runtime/allocator_sizes.h"
+#include "torch_core/csrc/runtime/allocator_errors.h"
+#include "torch_core/csrc/runtime/allocator_sizes.h"
 
 namespace torch_core {
 namespace caching_allocator_detail {

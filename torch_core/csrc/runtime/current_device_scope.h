@@ -3,7 +3,7 @@
 // calls, as c10's CUDAGuard does around stock CUDA's.
 #pragma once
 
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

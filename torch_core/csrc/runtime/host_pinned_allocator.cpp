@@ -1,11 +1,11 @@
-#include "torch_core/runtime/host_pinned_allocator.h"
+#include "torch_core/csrc/runtime/host_pinned_allocator.h"
 
 #include <chrono>
 #include <sstream>
 
-#include "torch_core/runtime/allocator_errors.h"
-#include "torch_core/runtime/allocator_sizes.h"
-#include "torch_core/runtime/current_device_scope.h"
+#include "torch_core/csrc/runtime/allocator_errors.h"
+#include "torch_core/csrc/runtime/allocator_sizes.h"
+#include "torch_core/csrc/runtime/current_device_scope.h"
 
 namespace torch_core {
 namespace {

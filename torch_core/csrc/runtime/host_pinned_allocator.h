@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "torch_core/runtime/allocator_stats.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/allocator_stats.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 

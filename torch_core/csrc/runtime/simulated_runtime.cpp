@@ -1,4 +1,4 @@
-#include "torch_core/runtime/simulated_runtime.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
 
 #include <algorithm>
 #include <atomic>

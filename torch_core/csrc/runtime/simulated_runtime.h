@@ -33,8 +33,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "torch_core/runtime/device_runtime.h"
-#include "torch_core/runtime/simulated_config.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/simulated_config.h"
 
 namespace torch_core {
 

@@ -1,7 +1,7 @@
 // SimulatedRuntime's memory: device and pinned-host allocations, and the copies and fills
 // between them, with the checks cudart makes (ranges inside one allocation, copy kinds
 // that match the memory).
-#include "torch_core/runtime/simulated_runtime.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
 
 #include <cstring>
 #include <string>

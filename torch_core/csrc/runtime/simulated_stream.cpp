@@ -3,7 +3,7 @@
 #include <exception>
 #include <utility>
 
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 namespace {

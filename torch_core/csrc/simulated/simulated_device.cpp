@@ -1,10 +1,10 @@
-#include "torch_core/simulated/simulated_device.h"
+#include "torch_core/csrc/simulated/simulated_device.h"
 
 #include <c10/util/Exception.h>
 
-#include "torch_core/device/backend.h"
-#include "torch_core/device/runtime_call.h"
-#include "torch_core/runtime/simulated_config.h"
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/runtime_call.h"
+#include "torch_core/csrc/runtime/simulated_config.h"
 
 namespace torch_core::simulated_device {
 

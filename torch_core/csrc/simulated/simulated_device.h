@@ -13,11 +13,11 @@
 
 #include <c10/core/DeviceType.h>
 
-#include "torch_core/aten/device_kernels.h"
-#include "torch_core/aten/engine/host_engine.h"
-#include "torch_core/aten/host_loop_kernels.h"
-#include "torch_core/runtime/device_runtime.h"
-#include "torch_core/runtime/simulated_runtime.h"
+#include "torch_core/csrc/aten/device_kernels.h"
+#include "torch_core/csrc/aten/engine/host_engine.h"
+#include "torch_core/csrc/aten/host_loop_kernels.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
 
 namespace torch_core::simulated_device {
 

@@ -1,11 +1,11 @@
-#include "torch_core/simulated/simulated_device_bindings.h"
+#include "torch_core/csrc/simulated/simulated_device_bindings.h"
 
 #include <chrono>
 #include <thread>
 
-#include "torch_core/device/backend.h"
-#include "torch_core/runtime/simulated_config.h"
-#include "torch_core/simulated/simulated_device.h"
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/runtime/simulated_config.h"
+#include "torch_core/csrc/simulated/simulated_device.h"
 
 namespace py = pybind11;
 

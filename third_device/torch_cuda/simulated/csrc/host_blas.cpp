@@ -11,8 +11,8 @@
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
-#include "third_device/torch_cuda/csrc/aten/blas/gemm_plan.h"
-#include "torch_core/simulated/simulated_device.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm_plan.h"
+#include "torch_core/csrc/simulated/simulated_device.h"
 
 namespace torch_cuda::blas {
 

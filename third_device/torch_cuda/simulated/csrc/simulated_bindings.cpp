@@ -2,9 +2,9 @@
 // simulated device binds (_sleep: torch.cuda._sleep's counterpart; _config).
 #include <pybind11/pybind11.h>
 
-#include "third_device/torch_cuda/csrc/framework/cuda_backend.h"
-#include "third_device/torch_cuda/csrc/pybinding/variant_bindings.h"
-#include "torch_core/simulated/simulated_device_bindings.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h"
+#include "torch_core/csrc/simulated/simulated_device_bindings.h"
 
 namespace py = pybind11;
 

@@ -3,9 +3,9 @@
 // torch_sim has it on PrivateUse1.
 #include <memory>
 
-#include "cuda_build_info.h"
-#include "third_device/torch_cuda/csrc/framework/variant.h"
-#include "torch_core/simulated/simulated_device.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
+#include "toolchains/cuda/build_info/cuda_build_info.h"
+#include "torch_core/csrc/simulated/simulated_device.h"
 
 namespace torch_cuda {
 

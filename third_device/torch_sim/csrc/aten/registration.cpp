@@ -5,7 +5,7 @@
 // holds this file is alwayslink.)
 #include <torch/library.h>
 
-#include "torch_core/aten/native_registration.h"
+#include "torch_core/csrc/aten/native_registration.h"
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   torch_core::register_native_ops<c10::DeviceType::PrivateUse1>(m);

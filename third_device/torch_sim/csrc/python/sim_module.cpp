@@ -4,8 +4,8 @@
 #include <pybind11/pybind11.h>
 
 #include "third_device/torch_sim/csrc/sim_backend.h"
-#include "torch_core/device/python_bindings.h"
-#include "torch_core/simulated/simulated_device_bindings.h"
+#include "torch_core/csrc/device/python_bindings.h"
+#include "torch_core/csrc/simulated/simulated_device_bindings.h"
 
 PYBIND11_MODULE(_SIMC, m) {
   m.doc() = "The simulated PrivateUse1 device (host memory, one worker thread per stream)";

@@ -12,7 +12,7 @@
 #include <ATen/ops/gelu_native.h>
 #include <ATen/ops/log_sigmoid_forward_native.h>
 
-#include "torch_core/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
 
 namespace at::native {
 

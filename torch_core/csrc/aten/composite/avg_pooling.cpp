@@ -19,7 +19,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 
-#include "torch_core/aten/composite/resampling.h"
+#include "torch_core/csrc/aten/composite/resampling.h"
 
 namespace at::native {
 

@@ -12,7 +12,7 @@
 #include <ATen/ops/vdot_native.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/composite/opmath.h"
+#include "torch_core/csrc/aten/composite/opmath.h"
 
 namespace at::native {
 

@@ -12,7 +12,7 @@
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/zeros_like.h>
 
-#include "torch_core/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
 
 namespace at::native {
 

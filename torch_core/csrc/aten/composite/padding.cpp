@@ -23,7 +23,7 @@
 #include <ATen/ops/replication_pad3d_native.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/composite/resampling.h"
+#include "torch_core/csrc/aten/composite/resampling.h"
 
 namespace at::native {
 

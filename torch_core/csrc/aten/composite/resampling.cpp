@@ -1,4 +1,4 @@
-#include "torch_core/aten/composite/resampling.h"
+#include "torch_core/csrc/aten/composite/resampling.h"
 
 #include <algorithm>
 #include <cmath>

@@ -14,7 +14,7 @@
 #include <ATen/ops/sum.h>
 #include <c10/core/WrapDimMinimal.h>
 
-#include "torch_core/aten/composite/opmath.h"
+#include "torch_core/csrc/aten/composite/opmath.h"
 
 namespace at::native {
 

@@ -29,7 +29,7 @@
 #include <ATen/ops/upsample_trilinear3d_backward_native.h>
 #include <ATen/ops/upsample_trilinear3d_native.h>
 
-#include "torch_core/aten/composite/resampling.h"
+#include "torch_core/csrc/aten/composite/resampling.h"
 
 namespace at::native {
 

@@ -9,7 +9,7 @@
 
 #include <c10/util/generic_math.h>
 
-#include "torch_core/aten/engine/functor_types.h"
+#include "torch_core/csrc/aten/engine/functor_types.h"
 
 namespace torch_core::engine {
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "torch_core/aten/engine/functor_types.h"
+#include "torch_core/csrc/aten/engine/functor_types.h"
 
 namespace torch_core::engine {
 

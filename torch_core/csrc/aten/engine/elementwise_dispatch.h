@@ -16,9 +16,9 @@
 #include <c10/util/Half.h>
 #include <c10/util/complex.h>
 
-#include "torch_core/aten/engine/elementwise_call.h"
-#include "torch_core/aten/engine/elementwise_functors.h"
-#include "torch_core/aten/engine/operand_loop.h"
+#include "torch_core/csrc/aten/engine/elementwise_call.h"
+#include "torch_core/csrc/aten/engine/elementwise_functors.h"
+#include "torch_core/csrc/aten/engine/operand_loop.h"
 
 namespace torch_core::engine {
 

@@ -18,12 +18,12 @@
 // (elementwise_call.h's groups), over functor_types.h's type vocabulary.
 #pragma once
 
-#include "torch_core/aten/engine/activation_functors.h"
-#include "torch_core/aten/engine/binary_functors.h"
-#include "torch_core/aten/engine/binary_math_functors.h"
-#include "torch_core/aten/engine/functor_types.h"
-#include "torch_core/aten/engine/loss_functors.h"
-#include "torch_core/aten/engine/nn_activation_functors.h"
-#include "torch_core/aten/engine/pointwise_functors.h"
-#include "torch_core/aten/engine/special_functors.h"
-#include "torch_core/aten/engine/unary_functors.h"
+#include "torch_core/csrc/aten/engine/activation_functors.h"
+#include "torch_core/csrc/aten/engine/binary_functors.h"
+#include "torch_core/csrc/aten/engine/binary_math_functors.h"
+#include "torch_core/csrc/aten/engine/functor_types.h"
+#include "torch_core/csrc/aten/engine/loss_functors.h"
+#include "torch_core/csrc/aten/engine/nn_activation_functors.h"
+#include "torch_core/csrc/aten/engine/pointwise_functors.h"
+#include "torch_core/csrc/aten/engine/special_functors.h"
+#include "torch_core/csrc/aten/engine/unary_functors.h"

@@ -9,8 +9,8 @@
 #include <c10/util/Half.h>
 #include <c10/util/complex.h>
 
-#include "torch_core/aten/engine/elementwise_call.h"
-#include "torch_core/aten/host_device.h"
+#include "torch_core/csrc/aten/engine/elementwise_call.h"
+#include "torch_core/csrc/aten/host_device.h"
 
 namespace torch_core::engine {
 

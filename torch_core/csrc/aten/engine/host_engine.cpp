@@ -1,4 +1,4 @@
-#include "torch_core/aten/engine/host_engine.h"
+#include "torch_core/csrc/aten/engine/host_engine.h"
 
 #include <algorithm>
 #include <array>
@@ -11,11 +11,11 @@
 #include <c10/core/DynamicCast.h>
 #include <c10/core/ScalarType.h>
 
-#include "torch_core/aten/engine/elementwise_dispatch.h"
-#include "torch_core/aten/engine/index_loop.h"
-#include "torch_core/aten/engine/random_dispatch.h"
-#include "torch_core/aten/engine/reduce_dispatch.h"
-#include "torch_core/aten/kernel_loop.h"
+#include "torch_core/csrc/aten/engine/elementwise_dispatch.h"
+#include "torch_core/csrc/aten/engine/index_loop.h"
+#include "torch_core/csrc/aten/engine/random_dispatch.h"
+#include "torch_core/csrc/aten/engine/reduce_dispatch.h"
+#include "torch_core/csrc/aten/kernel_loop.h"
 
 namespace torch_core::engine {
 

@@ -6,8 +6,8 @@
 
 #include <c10/core/DeviceType.h>
 
-#include "torch_core/aten/engine/kernel_engine.h"
-#include "torch_core/aten/host_loop_kernels.h"
+#include "torch_core/csrc/aten/engine/kernel_engine.h"
+#include "torch_core/csrc/aten/host_loop_kernels.h"
 
 namespace torch_core::engine {
 

@@ -10,8 +10,8 @@
 #include <ATen/native/IndexKernel.h>
 #include <ATen/ops/scalar_tensor.h>
 
-#include "torch_core/aten/engine/stub_kernels.h"
-#include "torch_core/aten/engine/stub_slot.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_slot.h"
 
 namespace torch_core::engine {
 

@@ -8,8 +8,8 @@
 #include <c10/core/DynamicCast.h>
 #include <c10/core/ScalarType.h>
 
-#include "torch_core/aten/engine/index_call.h"
-#include "torch_core/aten/host_device.h"
+#include "torch_core/csrc/aten/engine/index_call.h"
+#include "torch_core/csrc/aten/host_device.h"
 
 namespace torch_core::engine {
 

@@ -13,7 +13,7 @@
 #include <ATen/ops/_to_copy.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
 
 namespace torch_core::engine {
 

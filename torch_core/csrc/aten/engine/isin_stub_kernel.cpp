@@ -5,8 +5,8 @@
 #include <ATen/native/TensorCompare.h>
 #include <ATen/ops/result_type.h>
 
-#include "torch_core/aten/engine/stub_kernels.h"
-#include "torch_core/aten/engine/stub_slot.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_slot.h"
 
 namespace torch_core::engine {
 

@@ -1,10 +1,10 @@
-#include "torch_core/aten/engine/iterator_loop.h"
+#include "torch_core/csrc/aten/engine/iterator_loop.h"
 
 #include <cstring>
 
 #include <c10/util/Exception.h>
 
-#include "torch_core/device/backend.h"
+#include "torch_core/csrc/device/backend.h"
 
 namespace torch_core::engine {
 

@@ -5,8 +5,8 @@
 
 #include <ATen/TensorIterator.h>
 
-#include "torch_core/aten/engine/operand_loop.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/aten/engine/operand_loop.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core::engine {
 

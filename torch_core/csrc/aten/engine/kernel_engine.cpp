@@ -1,11 +1,11 @@
-#include "torch_core/aten/engine/kernel_engine.h"
+#include "torch_core/csrc/aten/engine/kernel_engine.h"
 
 #include <array>
 #include <atomic>
 
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
 
 namespace torch_core::engine {
 

@@ -8,14 +8,14 @@
 
 #include <c10/core/DeviceType.h>
 
-#include "torch_core/aten/engine/elementwise_call.h"
-#include "torch_core/aten/engine/index_call.h"
-#include "torch_core/aten/engine/operand_loop.h"
-#include "torch_core/aten/engine/random_call.h"
-#include "torch_core/aten/engine/scan_call.h"
-#include "torch_core/aten/engine/sort_call.h"
-#include "torch_core/aten/engine/reduce_call.h"
-#include "torch_core/runtime/device_runtime.h"
+#include "torch_core/csrc/aten/engine/elementwise_call.h"
+#include "torch_core/csrc/aten/engine/index_call.h"
+#include "torch_core/csrc/aten/engine/operand_loop.h"
+#include "torch_core/csrc/aten/engine/random_call.h"
+#include "torch_core/csrc/aten/engine/reduce_call.h"
+#include "torch_core/csrc/aten/engine/scan_call.h"
+#include "torch_core/csrc/aten/engine/sort_call.h"
+#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core::engine {
 

@@ -8,8 +8,8 @@
 #include <ATen/native/UnaryOps.h>
 #include <c10/core/Scalar.h>
 
-#include "torch_core/aten/engine/stub_kernels.h"
-#include "torch_core/aten/engine/stub_slot.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_slot.h"
 
 namespace torch_core::engine {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "torch_core/aten/engine/functor_types.h"
+#include "torch_core/csrc/aten/engine/functor_types.h"
 
 namespace torch_core::engine {
 

@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <string>
 
-#include "torch_core/aten/engine/elementwise_call.h"
-#include "torch_core/aten/engine/random_call.h"
-#include "torch_core/aten/engine/reduce_call.h"
+#include "torch_core/csrc/aten/engine/elementwise_call.h"
+#include "torch_core/csrc/aten/engine/random_call.h"
+#include "torch_core/csrc/aten/engine/reduce_call.h"
 
 namespace torch_core::engine {
 

@@ -16,7 +16,7 @@
 
 #include <c10/core/ScalarType.h>
 
-#include "torch_core/aten/kernel_loop.h"
+#include "torch_core/csrc/aten/kernel_loop.h"
 
 namespace torch_core::engine {
 

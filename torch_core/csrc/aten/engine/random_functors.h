@@ -11,8 +11,8 @@
 
 #include <ATen/core/PhiloxRNGEngine.h>
 
-#include "torch_core/aten/engine/functor_types.h"
-#include "torch_core/aten/engine/random_call.h"
+#include "torch_core/csrc/aten/engine/functor_types.h"
+#include "torch_core/csrc/aten/engine/random_call.h"
 
 namespace torch_core::engine {
 

@@ -15,12 +15,12 @@
 #include <ATen/ops/empty.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/engine/iterator_loop.h"
-#include "torch_core/aten/engine/kernel_engine.h"
-#include "torch_core/aten/engine/stub_kernels.h"
-#include "torch_core/aten/engine/stub_slot.h"
-#include "torch_core/device/backend.h"
-#include "torch_core/device/philox_generator.h"
+#include "torch_core/csrc/aten/engine/iterator_loop.h"
+#include "torch_core/csrc/aten/engine/kernel_engine.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_slot.h"
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/philox_generator.h"
 
 namespace torch_core::engine {
 

@@ -11,10 +11,10 @@
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/engine/elementwise_dispatch.h"
-#include "torch_core/aten/engine/operand_loop.h"
-#include "torch_core/aten/engine/reduce_call.h"
-#include "torch_core/aten/engine/reduce_functors.h"
+#include "torch_core/csrc/aten/engine/elementwise_dispatch.h"
+#include "torch_core/csrc/aten/engine/operand_loop.h"
+#include "torch_core/csrc/aten/engine/reduce_call.h"
+#include "torch_core/csrc/aten/engine/reduce_functors.h"
 
 namespace torch_core::engine {
 

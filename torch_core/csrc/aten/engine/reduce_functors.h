@@ -19,9 +19,9 @@
 
 #include <c10/util/complex.h>
 
-#include "torch_core/aten/engine/functor_types.h"
-#include "torch_core/aten/engine/reduce_call.h"
-#include "torch_core/aten/host_device.h"
+#include "torch_core/csrc/aten/engine/functor_types.h"
+#include "torch_core/csrc/aten/engine/reduce_call.h"
+#include "torch_core/csrc/aten/host_device.h"
 
 namespace torch_core::engine {
 

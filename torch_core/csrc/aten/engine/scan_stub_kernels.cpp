@@ -10,10 +10,10 @@
 #include <ATen/native/ReduceOps.h>
 #include <ATen/ops/empty_like.h>
 
-#include "torch_core/aten/engine/iterator_loop.h"
-#include "torch_core/aten/engine/kernel_engine.h"
-#include "torch_core/aten/engine/stub_kernels.h"
-#include "torch_core/aten/engine/stub_slot.h"
+#include "torch_core/csrc/aten/engine/iterator_loop.h"
+#include "torch_core/csrc/aten/engine/kernel_engine.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_slot.h"
 
 namespace torch_core::engine {
 

@@ -12,10 +12,10 @@
 #include <ATen/ops/empty.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/engine/iterator_loop.h"
-#include "torch_core/aten/engine/kernel_engine.h"
-#include "torch_core/aten/engine/stub_kernels.h"
-#include "torch_core/aten/engine/stub_slot.h"
+#include "torch_core/csrc/aten/engine/iterator_loop.h"
+#include "torch_core/csrc/aten/engine/kernel_engine.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_slot.h"
 
 namespace torch_core::engine {
 

@@ -10,7 +10,7 @@
 
 #include <ATen/native/Math.h>
 
-#include "torch_core/aten/engine/functor_types.h"
+#include "torch_core/csrc/aten/engine/functor_types.h"
 
 namespace torch_core::engine {
 

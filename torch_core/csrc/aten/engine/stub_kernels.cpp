@@ -1,4 +1,4 @@
-#include "torch_core/aten/engine/stub_kernels.h"
+#include "torch_core/csrc/aten/engine/stub_kernels.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
@@ -19,9 +19,9 @@
 #include <c10/core/Scalar.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/aten/engine/iterator_loop.h"
-#include "torch_core/aten/engine/kernel_engine.h"
-#include "torch_core/aten/engine/stub_slot.h"
+#include "torch_core/csrc/aten/engine/iterator_loop.h"
+#include "torch_core/csrc/aten/engine/kernel_engine.h"
+#include "torch_core/csrc/aten/engine/stub_slot.h"
 
 namespace torch_core::engine {
 

@@ -11,8 +11,8 @@
 #include <ATen/core/List.h>
 #include <c10/core/DeviceType.h>
 
-#include "torch_core/aten/engine/elementwise_call.h"
-#include "torch_core/aten/engine/index_call.h"
+#include "torch_core/csrc/aten/engine/elementwise_call.h"
+#include "torch_core/csrc/aten/engine/index_call.h"
 
 namespace torch_core::engine {
 

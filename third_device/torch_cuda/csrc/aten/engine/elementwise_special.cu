@@ -1,9 +1,0 @@
-// The CUDA engine's special-function operations (TORCH_CORE_SPECIAL_OPS).
-#include "third_device/torch_cuda/csrc/aten/engine/cuda_kernels.h"
-#include "third_device/torch_cuda/csrc/aten/engine/cuda_executor.cuh"
-
-namespace torch_cuda::engine {
-
-TORCH_CORE_SPECIAL_OPS(TORCH_CUDA_DEFINE_ELEMENTWISE)
-
-}  // namespace torch_cuda::engine

@@ -1,0 +1,9 @@
+// The CUDA engine's torch.nn.functional activation operations (TORCH_CORE_NN_ACTIVATION_OPS).
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_executor.cuh"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_kernels.h"
+
+namespace torch_cuda::engine {
+
+TORCH_CORE_NN_ACTIVATION_OPS(TORCH_CUDA_DEFINE_ELEMENTWISE)
+
+}  // namespace torch_cuda::engine

@@ -1,0 +1,30 @@
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
+
+#include <utility>
+
+#include <c10/util/Exception.h>
+
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
+#include "torch_core/csrc/aten/cpu_fallback.h"
+#include "torch_core/csrc/device/register_backend.h"
+
+namespace torch_cuda {
+
+torch_core::Backend& backend() {
+  static torch_core::Backend& the_backend = []() -> torch_core::Backend& {
+    torch_core::BackendOptions options;
+    options.device_type = c10::DeviceType::CUDA;
+    options.make_runtime = &variant::make_runtime;
+    options.allocator_config_env = kAllocatorConfigEnv;
+    torch_core::Backend& created = torch_core::register_backend(std::move(options));
+    if (torch_core::DeviceKernels* kernels = variant::device_kernels()) {
+      torch_core::register_device_kernels(c10::DeviceType::CUDA, kernels);
+    }
+    variant::register_kernels();
+    torch_core::init_fallback_policy_from_env(c10::DeviceType::CUDA, kFallbackPolicyEnv);
+    return created;
+  }();
+  return the_backend;
+}
+
+}  // namespace torch_cuda
