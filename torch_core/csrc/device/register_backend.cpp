@@ -19,8 +19,10 @@ Backend& register_backend(BackendOptions options) {
   if (type == c10::DeviceType::PrivateUse1) {
     at::RegisterPrivateUse1HooksInterface(new PrivateUse1Hooks(backend));
   }
-  // CUDA's hooks (at::CUDAHooksInterface) are registered by the CUDA backend itself: they
-  // must be in place before torch._C initialises (see ARCHITECTURE.md, loading order).
+  // CUDA's hooks (at::CUDAHooksInterface) are not registered here: torch._C creates them
+  // once, from at::CUDAHooksRegistry, while it initialises, so the CUDA backend adds its
+  // registry entry from a static initialiser of a library loaded before torch._C (the
+  // torch_patches ledger entry load_before_torch_c).
   return backend;
 }
 
