@@ -1,21 +1,16 @@
 #include "torch_core/csrc/aten/device_kernels.h"
 
-#include <array>
-#include <atomic>
+#include "torch_core/csrc/device/backend.h"
 
 namespace torch_core {
 
-namespace {
-constexpr auto kDeviceTypes = static_cast<std::size_t>(c10::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES);
-std::array<std::atomic<DeviceKernels*>, kDeviceTypes> registered{};
-}  // namespace
-
 void register_device_kernels(c10::DeviceType device_type, DeviceKernels* kernels) {
-  registered[static_cast<std::size_t>(device_type)].store(kernels);
+  Backend::get(device_type).set_device_kernels(kernels);
 }
 
 DeviceKernels* device_kernels(c10::DeviceType device_type) noexcept {
-  return registered[static_cast<std::size_t>(device_type)].load();
+  Backend* backend = Backend::find(device_type);
+  return backend == nullptr ? nullptr : backend->device_kernels();
 }
 
 }  // namespace torch_core

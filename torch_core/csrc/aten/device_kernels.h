@@ -1,5 +1,5 @@
 // The device kernels torch_core's generic ops need from a backend, and where a backend
-// registers them.
+// registers them (its Backend holds them).
 //
 // Everything else in the generic ops is runtime calls (allocate, memcpy, events); these
 // two need a kernel on the device. A backend without them still works: the generic ops
@@ -25,7 +25,8 @@ class DeviceKernels {
   virtual bool fill(const at::Tensor& self, const c10::Scalar& value, StreamHandle stream) = 0;
 };
 
-// `kernels` must live for the rest of the process; registering again replaces.
+// `kernels` must live for the rest of the process; registering again replaces. The
+// backend of `device_type` must exist (c10::Error otherwise).
 void register_device_kernels(c10::DeviceType device_type, DeviceKernels* kernels);
 // nullptr when the backend registered none.
 DeviceKernels* device_kernels(c10::DeviceType device_type) noexcept;

@@ -9,6 +9,7 @@
 // The runtime itself is created on first use (LazyRuntime), not at creation.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,6 +25,8 @@
 #include "torch_core/csrc/device/stream_registry.h"
 
 namespace torch_core {
+
+class DeviceKernels;  // torch_core/csrc/aten/device_kernels.h
 
 struct BackendOptions {
   c10::DeviceType device_type = c10::DeviceType::PrivateUse1;
@@ -72,6 +75,11 @@ class Backend {
   const at::Generator& default_generator(c10::DeviceIndex device);
   at::Generator new_generator(c10::DeviceIndex device);
 
+  // The copy/fill kernels torch_core's generic ops use (aten/device_kernels.h), or nullptr:
+  // those ops then stage through host memory. Set once by the vendor, as registration.
+  DeviceKernels* device_kernels() const noexcept { return device_kernels_.load(); }
+  void set_device_kernels(DeviceKernels* kernels) noexcept { device_kernels_.store(kernels); }
+
  private:
   explicit Backend(BackendOptions options);
 
@@ -82,6 +90,7 @@ class Backend {
   PinnedHostAllocator host_allocator_;
   DefaultGenerators generators_;
   DeviceGuardImpl guard_;
+  std::atomic<DeviceKernels*> device_kernels_{nullptr};
   std::once_flag unavailable_warning_;
 };
 

@@ -1,8 +1,6 @@
 #include "torch_core/csrc/device/device_allocator.h"
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cctype>
 #include <exception>
 #include <string>
@@ -11,6 +9,8 @@
 #include <c10/util/Exception.h>
 #include <c10/util/env.h>
 
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/deleter_table.h"
 #include "torch_core/csrc/device/gpu_trace.h"
 #include "torch_core/csrc/device/runtime_call.h"
 #include "torch_core/csrc/runtime/allocator_config.h"
@@ -21,31 +21,15 @@ namespace torch_core {
 
 namespace {
 
-constexpr auto kDeviceTypes = static_cast<std::size_t>(c10::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES);
-std::array<std::atomic<DeviceCachingAllocator*>, kDeviceTypes> allocators{};
-
-// A DataPtr deleter is a bare function pointer, so there is one per device type; each
-// finds its allocator in the table above.
-template <c10::DeviceType kType>
-void delete_device_memory(void* ptr) {
-  DeviceCachingAllocator* allocator = allocators[static_cast<std::size_t>(kType)].load();
-  if (allocator == nullptr || ptr == nullptr) return;
+// The raw deleter's work (deleter_table.h): back to the allocator of the type's backend.
+void free_device_memory(c10::DeviceType device_type, void* ptr) {
+  Backend* backend = Backend::find(device_type);
+  if (backend == nullptr || ptr == nullptr) return;
   try {
-    allocator->free(ptr);
+    backend->allocator().free(ptr);
   } catch (const std::exception& e) {
     // Deleters run in destructors: report, never throw.
     TORCH_WARN("freeing device memory failed: ", e.what());
-  }
-}
-
-c10::DeleterFnPtr deleter_for(c10::DeviceType type) {
-  switch (type) {
-    case c10::DeviceType::CUDA:
-      return &delete_device_memory<c10::DeviceType::CUDA>;
-    case c10::DeviceType::PrivateUse1:
-      return &delete_device_memory<c10::DeviceType::PrivateUse1>;
-    default:
-      return nullptr;
   }
 }
 
@@ -72,25 +56,9 @@ void copy_stats(c10::CachingAllocator::StatArray& to, const StatArray& from) {
 
 }  // namespace
 
-DeviceCachingAllocator* device_allocator_for(c10::DeviceType device_type) noexcept {
-  return allocators[static_cast<std::size_t>(device_type)].load();
-}
-
 DeviceCachingAllocator::DeviceCachingAllocator(c10::DeviceType device_type, DeviceRuntime& runtime,
                                                StreamRegistry& streams, std::string config_env)
-    : device_type_(device_type), runtime_(runtime), streams_(streams), config_env_(std::move(config_env)) {
-  TORCH_CHECK(deleter_for(device_type) != nullptr, "torch_core: no device allocator for device type ",
-              c10::DeviceTypeName(device_type), " (CUDA and PrivateUse1 are supported)");
-  DeviceCachingAllocator* expected = nullptr;
-  TORCH_CHECK(allocators[static_cast<std::size_t>(device_type)].compare_exchange_strong(expected, this),
-              "torch_core: a device allocator for ", c10::DeviceTypeName(device_type),
-              " already exists");
-}
-
-DeviceCachingAllocator::~DeviceCachingAllocator() {
-  DeviceCachingAllocator* self = this;
-  allocators[static_cast<std::size_t>(device_type_)].compare_exchange_strong(self, nullptr);
-}
+    : device_type_(device_type), runtime_(runtime), streams_(streams), config_env_(std::move(config_env)) {}
 
 CachingAllocator& DeviceCachingAllocator::core() {
   std::call_once(core_once_, [this] {
@@ -124,7 +92,9 @@ c10::DataPtr DeviceCachingAllocator::allocate(std::size_t bytes) {
   return allocate_on(device, bytes, streams_.current_handle(device));
 }
 
-c10::DeleterFnPtr DeviceCachingAllocator::raw_deleter() const { return deleter_for(device_type_); }
+c10::DeleterFnPtr DeviceCachingAllocator::raw_deleter() const {
+  return deleter_for<&free_device_memory>(device_type_);
+}
 
 void DeviceCachingAllocator::copy_data(void* dest, const void* src, std::size_t count) const {
   if (count == 0) return;

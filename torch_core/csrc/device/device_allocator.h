@@ -36,10 +36,9 @@ class DeviceCachingAllocator final : public c10::DeviceAllocator {
  public:
   // `config_env` is the variable the allocator settings are read from
   // ("PYTORCH_SIM_ALLOC_CONF"); `runtime` and `streams` must outlive the allocator.
-  // One allocator per device type per process (the raw deleter finds it by type).
+  // The device type's Backend owns it: the raw deleter finds it there, by type.
   DeviceCachingAllocator(c10::DeviceType device_type, DeviceRuntime& runtime,
                          StreamRegistry& streams, std::string config_env);
-  ~DeviceCachingAllocator() override;
 
   // --- c10::Allocator ----------------------------------------------------------------
   // On the current device and the thread's current stream there.
@@ -83,8 +82,5 @@ class DeviceCachingAllocator final : public c10::DeviceAllocator {
   std::once_flag core_once_;
   std::unique_ptr<CachingAllocator> core_;
 };
-
-// The allocator registered for `device_type`, or nullptr.
-DeviceCachingAllocator* device_allocator_for(c10::DeviceType device_type) noexcept;
 
 }  // namespace torch_core

@@ -1,12 +1,12 @@
 #include "torch_core/csrc/device/host_allocator.h"
 
-#include <array>
-#include <atomic>
 #include <cstring>
 #include <exception>
 
 #include <c10/util/Exception.h>
 
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/deleter_table.h"
 #include "torch_core/csrc/device/runtime_call.h"
 #include "torch_core/csrc/runtime/allocator_errors.h"
 
@@ -14,47 +14,23 @@ namespace torch_core {
 
 namespace {
 
-constexpr auto kDeviceTypes = static_cast<std::size_t>(c10::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES);
-std::array<std::atomic<PinnedHostAllocator*>, kDeviceTypes> allocators{};
-
-template <c10::DeviceType kType>
-void delete_pinned(void* ptr) {
-  PinnedHostAllocator* allocator = allocators[static_cast<std::size_t>(kType)].load();
-  if (allocator == nullptr || ptr == nullptr) return;
+// The raw deleter's work (deleter_table.h): back to the pinned allocator of the type's
+// backend.
+void free_pinned(c10::DeviceType device_type, void* ptr) {
+  Backend* backend = Backend::find(device_type);
+  if (backend == nullptr || ptr == nullptr) return;
   try {
-    allocator->free(ptr);
+    backend->host_allocator().free(ptr);
   } catch (const std::exception& e) {
+    // Deleters run in destructors: report, never throw.
     TORCH_WARN("freeing pinned host memory failed: ", e.what());
-  }
-}
-
-c10::DeleterFnPtr deleter_for(c10::DeviceType type) {
-  switch (type) {
-    case c10::DeviceType::CUDA:
-      return &delete_pinned<c10::DeviceType::CUDA>;
-    case c10::DeviceType::PrivateUse1:
-      return &delete_pinned<c10::DeviceType::PrivateUse1>;
-    default:
-      return nullptr;
   }
 }
 
 }  // namespace
 
 PinnedHostAllocator::PinnedHostAllocator(c10::DeviceType device_type, DeviceRuntime& runtime)
-    : device_type_(device_type), core_(runtime) {
-  TORCH_CHECK(deleter_for(device_type) != nullptr, "torch_core: no pinned allocator for device type ",
-              c10::DeviceTypeName(device_type), " (CUDA and PrivateUse1 are supported)");
-  PinnedHostAllocator* expected = nullptr;
-  TORCH_CHECK(allocators[static_cast<std::size_t>(device_type)].compare_exchange_strong(expected, this),
-              "torch_core: a pinned host allocator for ", c10::DeviceTypeName(device_type),
-              " already exists");
-}
-
-PinnedHostAllocator::~PinnedHostAllocator() {
-  PinnedHostAllocator* self = this;
-  allocators[static_cast<std::size_t>(device_type_)].compare_exchange_strong(self, nullptr);
-}
+    : device_type_(device_type), core_(runtime) {}
 
 c10::DataPtr PinnedHostAllocator::allocate(std::size_t bytes) {
   void* ptr = nullptr;
@@ -73,7 +49,7 @@ c10::DataPtr PinnedHostAllocator::allocate(std::size_t bytes) {
   return c10::DataPtr(ptr, ptr, raw_deleter(), c10::Device(c10::DeviceType::CPU));
 }
 
-c10::DeleterFnPtr PinnedHostAllocator::raw_deleter() const { return deleter_for(device_type_); }
+c10::DeleterFnPtr PinnedHostAllocator::raw_deleter() const { return deleter_for<&free_pinned>(device_type_); }
 
 void PinnedHostAllocator::copy_data(void* dest, const void* src, std::size_t count) const {
   if (count > 0) std::memcpy(dest, src, count);

@@ -22,9 +22,8 @@ namespace torch_core {
 
 class PinnedHostAllocator final : public c10::Allocator {
  public:
-  // One per device type per process (the raw deleter finds it by type).
+  // The device type's Backend owns it: the raw deleter finds it there, by type.
   PinnedHostAllocator(c10::DeviceType device_type, DeviceRuntime& runtime);
-  ~PinnedHostAllocator() override;
 
   c10::DataPtr allocate(std::size_t bytes) override;  // a CPU DataPtr
   c10::DeleterFnPtr raw_deleter() const override;
