@@ -94,6 +94,7 @@ torch_core_host_allocator_sources = [
 # PrivateUse1 hooks), generic over the device type.
 torch_core_device_headers = [
     "torch_core/csrc/device/backend.h",
+    "torch_core/csrc/device/backend_hooks.h",
     "torch_core/csrc/device/deleter_table.h",
     "torch_core/csrc/device/device_allocator.h",
     "torch_core/csrc/device/device_guard.h",

@@ -17,7 +17,7 @@ Backend& register_backend(BackendOptions options) {
   new c10::impl::DeviceGuardImplRegistrar(type, &backend.guard());
   c10::SetAllocator(type, &backend.allocator());
   if (type == c10::DeviceType::PrivateUse1) {
-    at::RegisterPrivateUse1HooksInterface(new PrivateUse1Hooks(backend));
+    at::RegisterPrivateUse1HooksInterface(new PrivateUse1Hooks());
   }
   // CUDA's hooks (at::CUDAHooksInterface) are not registered here: torch._C creates them
   // once, from at::CUDAHooksRegistry, while it initialises, so the CUDA backend adds its

@@ -8,22 +8,22 @@
 // computed lazily, so loading it creates no runtime and touches no device.
 #pragma once
 
-#include <ATen/core/Generator.h>
+#include <string>
+
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/Device.h>
 
+#include "torch_core/csrc/device/backend_hooks.h"
+
 namespace torch_cuda {
 
-class CUDAHooks final : public at::CUDAHooksInterface {
+// torch_core's BackendHooks (availability, devices, generators, pinned memory) over the
+// CUDA backend, and what only CUDA's interface asks.
+class CUDAHooks final : public torch_core::BackendHooks<at::CUDAHooksInterface> {
  public:
-  explicit CUDAHooks(at::CUDAHooksArgs /*args*/) {}
+  explicit CUDAHooks(at::CUDAHooksArgs /*args*/);
 
-  // --- Availability and initialisation ---------------------------------------------
-  bool isBuilt() const override { return true; }
-  bool isAvailable() const override;
-  void init() const override;
-  bool hasPrimaryContext(c10::DeviceIndex device_index) const override;
   bool hasCUDA() const override;
   bool hasCUDART() const override { return true; }
   // No MAGMA, cuDNN, cuSOLVER or cuBLASLt in this backend (yet): asked during
@@ -33,23 +33,10 @@ class CUDAHooks final : public at::CUDAHooksInterface {
   long versionCUDART() const override;
   std::string showConfig() const override;
 
-  // --- Devices ---------------------------------------------------------------------
-  c10::DeviceIndex deviceCount() const override;
   int getNumGPUs() const override;
   c10::DeviceIndex current_device() const override;
-  c10::DeviceIndex getCurrentDevice() const override;
-  void setCurrentDevice(c10::DeviceIndex device) const override;
-  c10::DeviceIndex exchangeDevice(c10::DeviceIndex device) const override;
-  c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex device) const override;
   void deviceSynchronize(c10::DeviceIndex device_index) const override;
-  at::Device getDeviceFromPtr(void* data) const override;
-
-  // --- Memory and generators ---------------------------------------------------------
-  bool isPinnedPtr(const void* data) const override;
-  at::Allocator* getPinnedMemoryAllocator() const override;
   at::Allocator* getCUDADeviceAllocator() const override;
-  const at::Generator& getDefaultGenerator(c10::DeviceIndex device_index = -1) const override;
-  at::Generator getNewGenerator(c10::DeviceIndex device_index = -1) const override;
 };
 
 }  // namespace torch_cuda
