@@ -15,6 +15,8 @@ CONTRACT_TESTS = [
     "memory",
     "oom",
     "op_layer",
+    "op_layer_random_and_nn",
+    "op_layer_reductions_and_indexing",
     "serialization",
     "streams",
     "tensor",
