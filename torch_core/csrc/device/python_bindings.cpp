@@ -139,14 +139,7 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   }, py::arg("device") = -1);
   m.def("_get_device_properties", [b](int device) {
     const c10::DeviceIndex index = b->checked_index(static_cast<c10::DeviceIndex>(device));
-    const DeviceProperties props = b->runtime().properties(index);
-    py::dict result;
-    result["name"] = props.name;
-    result["total_memory"] = props.total_memory_bytes;
-    result["major"] = props.major;
-    result["minor"] = props.minor;
-    result["multi_processor_count"] = props.multiprocessor_count;
-    return result;
+    return properties_dict(b->runtime().properties(index));
   }, py::arg("device"));
 
   // --- Streams -----------------------------------------------------------------------
@@ -247,6 +240,16 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
     set_fallback_policy(type, parse_fallback_policy(policy));
   }, py::arg("policy"), "'allow', 'warn' (once per operator) or 'error'.");
   m.def("_get_fallback_policy", [type] { return std::string(fallback_policy_name(fallback_policy(type))); });
+}
+
+py::dict properties_dict(const DeviceProperties& props) {
+  py::dict result;
+  result["name"] = props.name;
+  result["total_memory"] = props.total_memory_bytes;
+  result["major"] = props.major;
+  result["minor"] = props.minor;
+  result["multi_processor_count"] = props.multiprocessor_count;
+  return result;
 }
 
 }  // namespace torch_core

@@ -7,6 +7,7 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_runtime.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h"
+#include "torch_core/csrc/device/python_bindings.h"
 
 namespace py = pybind11;
 
@@ -14,16 +15,7 @@ namespace torch_cuda {
 
 namespace {
 
-py::dict device_properties(int device) {
-  const torch_core::DeviceProperties props = CudaRuntime().properties(device);
-  py::dict result;
-  result["name"] = props.name;
-  result["total_memory"] = props.total_memory_bytes;
-  result["major"] = props.major;
-  result["minor"] = props.minor;
-  result["multi_processor_count"] = props.multiprocessor_count;
-  return result;
-}
+py::dict device_properties(int device) { return torch_core::properties_dict(CudaRuntime().properties(device)); }
 
 }  // namespace
 
