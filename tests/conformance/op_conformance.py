@@ -1,7 +1,9 @@
 """OpInfo conformance of a backend: every op in torch's op_db, run on its device and the CPU.
 
-The device is "sim" (torch_sim, PrivateUse1) or "cuda" (the simulated torch_cuda on the
-CUDA key): --device, or CONFORMANCE_DEVICE in the environment.
+The backend under test is a Python package and the device type it gives torch: --backend
+and --device, or CONFORMANCE_BACKEND and CONFORMANCE_DEVICE in the environment (the
+test targets take them from //third_device:backends.bzl: torch_sim on "sim", the
+simulated torch_cuda on "cuda").
 
 For each OpInfo of `torch.testing._internal.common_methods_invocations.op_db` (the pinned
 torch's), the first --samples sample inputs for float32, and for one integer dtype the op
@@ -45,6 +47,7 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
+import importlib
 import json
 import os
 import selectors
@@ -55,11 +58,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-DEVICES = ("sim", "cuda")
 DEFAULT_SAMPLES = 3
 OP_TIMEOUT_S = 120.0
 KNOWN_DIFFERENCES = Path(__file__).with_name("known_differences.txt")
-# The device under test; --device sets it in the parent, which passes it to its workers.
+# The backend under test (its package, its device type); --backend and --device set them
+# in the parent, which passes them to its workers.
+BACKEND = os.environ.get("CONFORMANCE_BACKEND", "torch_sim")
 DEVICE = os.environ.get("CONFORMANCE_DEVICE", "sim")
 CLASSES = ("agree", "differ", "error", "crash", "n/a")
 # Ops whose values are uninitialised memory on any device: compared by shape and dtype
@@ -342,18 +346,16 @@ class _Backend:
 
 @functools.cache
 def _backend() -> _Backend:
-    """Loads the backend of DEVICE (before torch, for torch_cuda) and returns its hooks."""
-    if DEVICE == "cuda":
-        # torch_cuda first: it activates the CUDA backend (if no .pth did) before torch._C.
-        import torch_cuda  # noqa: I001
-        import torch
-
-        return _Backend(torch_cuda, torch.cuda.synchronize)
+    """Loads BACKEND and returns its hooks: the package first (torch_cuda activates the CUDA
+    key before torch._C, if no .pth did), then torch's module of DEVICE. The fallback
+    counters are the package's where it has them (torch_cuda: torch.cuda is stock's API),
+    else the device module's (torch.sim)."""
+    package = importlib.import_module(BACKEND)
     import torch
 
-    import torch_sim  # noqa: F401  (installs torch.sim)
-
-    return _Backend(torch.sim, torch.sim.synchronize)
+    device_module = getattr(torch, DEVICE)
+    counters = package if hasattr(package, "fallback_counts") else device_module
+    return _Backend(counters, device_module.synchronize)
 
 
 def run_op(op: object, max_samples: int) -> dict:
@@ -480,8 +482,8 @@ class _Worker:
         self.stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             [sys.executable, *(["-S"] if sys.flags.no_site else []),
-             os.path.abspath(__file__), "--worker", str(write_fd), "--device", DEVICE,
-             "--samples", str(max_samples)],
+             os.path.abspath(__file__), "--worker", str(write_fd),
+             "--backend", BACKEND, "--device", DEVICE, "--samples", str(max_samples)],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.stderr,
             pass_fds=(write_fd,), text=True)
         os.close(write_fd)
@@ -633,17 +635,19 @@ def read_known_differences(path: Path = KNOWN_DIFFERENCES) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global DEVICE
+    global BACKEND, DEVICE
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", help="write the Markdown table here")
     parser.add_argument("--samples", type=int, default=int(os.environ.get(
         "CONFORMANCE_SAMPLES", DEFAULT_SAMPLES)), help="samples per op and dtype")
     parser.add_argument("--ops", nargs="*", help="only these ops (name[.variant])")
-    parser.add_argument("--device", choices=DEVICES, default=DEVICE,
-                        help="the device under test (default: $CONFORMANCE_DEVICE or sim)")
+    parser.add_argument("--backend", default=BACKEND,
+                        help="the backend's package (default: $CONFORMANCE_BACKEND or torch_sim)")
+    parser.add_argument("--device", default=DEVICE,
+                        help="its device type (default: $CONFORMANCE_DEVICE or sim)")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    DEVICE = args.device
+    BACKEND, DEVICE = args.backend, args.device
     if args.worker is not None:
         worker_main(args.worker, args.samples)
         return 0
