@@ -38,8 +38,10 @@ $TEST_UNDECLARED_OUTPUTS_DIR and fails on: an op not attempted, a crash or "diff
 listed in known_differences.txt (or listed but now agreeing: remove it then), or an error
 input that does not raise as stock expects.
 Errors are reported and allowed. Outside Bazel:
-    python3 tests/conformance/op_conformance.py --out FILE [--samples N] [--ops NAME ...]
-with torch and torch_sim (or torch_cuda) importable (PYTHONPATH).
+    python3 tests/conformance/op_conformance.py --backend PACKAGE --device TYPE \
+        --out FILE [--samples N] [--ops NAME ...]
+with torch and the backend's package importable (PYTHONPATH). The values' handling is in
+conformance_values.py, the table and the known differences in conformance_report.py.
 """
 
 from __future__ import annotations
@@ -58,6 +60,23 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from conformance_report import (
+    CLASSES,
+    markdown,
+    read_known_differences,
+    row_error_inputs,
+    row_variants,
+)
+from conformance_values import (
+    compare,
+    device_types,
+    first_line,
+    metadata,
+    same,
+    to_cpu,
+    to_device,
+)
+
 DEFAULT_SAMPLES = 3
 OP_TIMEOUT_S = 120.0
 KNOWN_DIFFERENCES = Path(__file__).with_name("known_differences.txt")
@@ -65,7 +84,6 @@ KNOWN_DIFFERENCES = Path(__file__).with_name("known_differences.txt")
 # in the parent, which passes them to its workers.
 BACKEND = os.environ.get("CONFORMANCE_BACKEND", "torch_sim")
 DEVICE = os.environ.get("CONFORMANCE_DEVICE", "sim")
-CLASSES = ("agree", "differ", "error", "crash", "n/a")
 # Ops whose values are uninitialised memory on any device: compared by shape and dtype
 # only (upstream's test_compare_cpu skips them as "not comparable").
 ARBITRARY_VALUES = frozenset(
@@ -106,93 +124,6 @@ def _tolerance(op: object, dtype: object) -> tuple[float, float] | None:
     return best
 
 
-def _to_device(obj: object, device: str) -> object:
-    import torch
-
-    if isinstance(obj, torch.Tensor):
-        return obj.to(device)
-    # Factory functions and `to` name the device: `device="cpu"`, or "cpu" positionally.
-    is_cpu_name = isinstance(obj, str) and obj == "cpu"
-    is_cpu_device = isinstance(obj, torch.device) and obj.type == "cpu"
-    if is_cpu_name or is_cpu_device:
-        return torch.device(device)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*(_to_device(x, device) for x in obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_to_device(x, device) for x in obj)
-    if isinstance(obj, dict):
-        return {k: _to_device(v, device) for k, v in obj.items()}
-    return obj
-
-
-def _device_types(obj: object, found: set[str]) -> set[str]:
-    import torch
-
-    if isinstance(obj, torch.Tensor):
-        found.add(obj.device.type)
-    elif isinstance(obj, (list, tuple)):
-        for x in obj:
-            _device_types(x, found)
-    elif isinstance(obj, dict):
-        for x in obj.values():
-            _device_types(x, found)
-    return found
-
-
-def _to_cpu(obj: object) -> object:
-    import torch
-
-    if isinstance(obj, torch.Tensor):
-        return obj.detach().cpu()
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return tuple(_to_cpu(x) for x in obj)  # namedtuple -> tuple: compare by position
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_to_cpu(x) for x in obj)
-    if isinstance(obj, dict):
-        return {k: _to_cpu(v) for k, v in obj.items()}
-    return obj
-
-
-def _metadata(obj: object) -> object:
-    import torch
-
-    if isinstance(obj, torch.Tensor):
-        return ("tensor", tuple(obj.shape), str(obj.dtype))
-    if isinstance(obj, (list, tuple)):
-        return tuple(_metadata(x) for x in obj)
-    if isinstance(obj, dict):
-        return {k: _metadata(v) for k, v in obj.items()}
-    return type(obj).__name__
-
-
-def _compare(actual: object, expected: object, tolerance: tuple[float, float] | None) -> None:
-    """Raises AssertionError when `actual` (moved to the CPU) differs from `expected`."""
-    import torch
-
-    kwargs = {"equal_nan": True}
-    if tolerance is not None:
-        kwargs.update(rtol=tolerance[0], atol=tolerance[1])
-    try:
-        torch.testing.assert_close(actual, expected, **kwargs)
-    except TypeError:
-        # Types assert_close does not know (strings, torch.Size in odd places, ...).
-        if actual != expected:
-            raise AssertionError(f"{actual!r} != {expected!r}") from None
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0] if text else ''}"[:300]
-
-
-def _same(a: object, b: object) -> bool:
-    try:
-        _compare(a, b, None)
-        return True
-    except Exception:
-        return False
-
-
 def _stock_skips(op: object, cls_name: str, test_name: str) -> bool:
     """Whether the OpInfo marks upstream's test `cls_name.test_name` skipped or failing on
     the device (a DecorateInfo that is not only a tolerance)."""
@@ -221,7 +152,7 @@ def check_error_inputs(op: object) -> tuple[int, int, str]:
     try:
         error_inputs = list(op.error_inputs(DEVICE))
     except Exception as error:
-        return 0, 1, "error_inputs: " + _first_line(error)
+        return 0, 1, "error_inputs: " + first_line(error)
     for error_input in error_inputs:
         sample = error_input.sample_input
         total += 1
@@ -237,7 +168,7 @@ def check_error_inputs(op: object) -> tuple[int, int, str]:
             passed += 1
         elif not first:
             expected = f"{error_input.error_type.__name__} /{error_input.error_regex}/"
-            got = "nothing" if raised is None else _first_line(raised)
+            got = "nothing" if raised is None else first_line(raised)
             first = f"error input {total - 1}: expected {expected}, raised {got}"[:300]
     return passed, total, first
 
@@ -293,7 +224,7 @@ def check_variants(op: object, max_samples: int) -> tuple[int, int, str]:
         nonlocal passed, total, first
         try:
             torch.manual_seed(0)
-            expected = _to_cpu(run("cpu"))
+            expected = to_cpu(run("cpu"))
         except Exception:
             return
         if expected is None:
@@ -301,16 +232,16 @@ def check_variants(op: object, max_samples: int) -> tuple[int, int, str]:
         total += 1
         try:
             torch.manual_seed(0)
-            actual = _to_cpu(run(DEVICE))
+            actual = to_cpu(run(DEVICE))
             _backend().synchronize()
-            _compare(actual, expected, tolerance)
+            compare(actual, expected, tolerance)
             passed += 1
         except Exception as error:
             if not first:
-                first = f"{kind} sample {index}: {_first_line(error)}"
+                first = f"{kind} sample {index}: {first_line(error)}"
 
     def call(sample: object, device: str, fn: Callable) -> object:
-        moved = _to_device((sample.input, sample.args, sample.kwargs), device)
+        moved = to_device((sample.input, sample.args, sample.kwargs), device)
         return sample.output_process_fn_grad(fn(moved[0], *moved[1], **moved[2]))
 
     noncontiguous = not _stock_skips(op, "TestCommon", "test_noncontiguous_samples")
@@ -381,27 +312,27 @@ def run_op(op: object, max_samples: int) -> dict:
             samples = op.sample_inputs("cpu", dtype, requires_grad=False)
             samples = [s for _, s in zip(range(max_samples), samples, strict=False)]
         except Exception as error:  # sample generation itself
-            cpu_errors.append(f"{dtype}: samples: {_first_line(error)}")
+            cpu_errors.append(f"{dtype}: samples: {first_line(error)}")
             continue
         for index, sample in enumerate(samples):
             where = f"{str(dtype).replace('torch.', '')} sample {index}"
             try:
                 torch.manual_seed(0)
                 expected = op(sample.input, *sample.args, **sample.kwargs)
-                expected = _to_cpu(sample.output_process_fn_grad(expected))
+                expected = to_cpu(sample.output_process_fn_grad(expected))
                 torch.manual_seed(1)
-                other = _to_cpu(sample.output_process_fn_grad(
+                other = to_cpu(sample.output_process_fn_grad(
                     op(sample.input, *sample.args, **sample.kwargs)))
             except Exception as error:
-                cpu_errors.append(f"{where}: {_first_line(error)}")
+                cpu_errors.append(f"{where}: {first_line(error)}")
                 continue
-            random = op.name in ARBITRARY_VALUES or not _same(other, expected)
+            random = op.name in ARBITRARY_VALUES or not same(other, expected)
             random_ops |= random
             result["samples"] += 1
             if str(dtype) not in result["dtypes"]:
                 result["dtypes"].append(str(dtype))
             try:
-                moved = _to_device((sample.input, sample.args, sample.kwargs), DEVICE)
+                moved = to_device((sample.input, sample.args, sample.kwargs), DEVICE)
                 backend.synchronize()
                 backend.reset_fallback_counts()
                 torch.manual_seed(0)
@@ -411,22 +342,22 @@ def run_op(op: object, max_samples: int) -> dict:
                 fell_back.update(backend.fallback_counts())
             except Exception as error:
                 fell_back.update(backend.fallback_counts())
-                errors.append(f"{where}: {_first_line(error)}")
+                errors.append(f"{where}: {first_line(error)}")
                 continue
-            devices = _device_types(actual, set())
-            if devices and devices != {DEVICE} and _device_types(expected, set()):
+            devices = device_types(actual, set())
+            if devices and devices != {DEVICE} and device_types(expected, set()):
                 differences.append(f"{where}: output on {sorted(devices)}, not {DEVICE}")
                 continue
-            actual = _to_cpu(actual)
+            actual = to_cpu(actual)
             try:
                 if random:
-                    if _metadata(actual) != _metadata(expected):
+                    if metadata(actual) != metadata(expected):
                         raise AssertionError(
-                            f"arbitrary values: {_metadata(actual)} != {_metadata(expected)}")
+                            f"arbitrary values: {metadata(actual)} != {metadata(expected)}")
                 else:
-                    _compare(actual, expected, _tolerance(op, dtype))
+                    compare(actual, expected, _tolerance(op, dtype))
             except AssertionError as error:
-                differences.append(f"{where}: {_first_line(error)}")
+                differences.append(f"{where}: {first_line(error)}")
     result["fallback"] = sorted(fell_back)
     result["random"] = random_ops
     if differences:
@@ -465,7 +396,7 @@ def worker_main(result_fd: int, max_samples: int) -> None:
             if row["class"] in ("agree", "differ") and not row.pop("random", False):
                 row["variants"] = check_variants(ops[key], max_samples)
         except Exception as error:  # a bug of this harness, or an op raising oddly
-            row = {"op": key, "class": "error", "detail": "harness: " + _first_line(error),
+            row = {"op": key, "class": "error", "detail": "harness: " + first_line(error),
                    "fallback": [], "samples": 0, "dtypes": []}
         out.write(json.dumps({"result": row}) + "\n")
     out.close()
@@ -571,69 +502,6 @@ def run_all(keys: list[str], max_samples: int, worker: _Worker | None = None,
     return [rows[k] for k in keys]
 
 
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _error_inputs(row: dict) -> tuple[int, int, str]:
-    """(raised as stock, checked, first mismatch) of a row; nothing checked for a crash."""
-    return tuple(row.get("error_inputs", (0, 0, "")))
-
-
-def _variants(row: dict) -> tuple[int, int, str]:
-    """(agreeing, checked, first mismatch) of a row's noncontiguous, in-place and gradient
-    checks."""
-    return tuple(row.get("variants", (0, 0, "")))
-
-
-def markdown(rows: list[dict], title: str, notes: list[str]) -> str:
-    counts = collections.Counter(r["class"] for r in rows)
-    native = sum(1 for r in rows if r["class"] in ("agree", "differ") and not r["fallback"])
-    lines = [f"# {title}", "", *notes, "", "| class | ops |", "| --- | ---: |"]
-    lines += [f"| {c} | {counts.get(c, 0)} |" for c in CLASSES]
-    checked = [r for r in rows if _error_inputs(r)[1]]
-    as_stock = sum(1 for r in checked if _error_inputs(r)[0] == _error_inputs(r)[1])
-    variant_checked = [r for r in rows if _variants(r)[1]]
-    variants_agree = sum(1 for r in variant_checked if _variants(r)[0] == _variants(r)[1])
-    lines += [f"| total | {len(rows)} |", "",
-              f"Ops that ran with no CPU fallback at all: {native}.", "",
-              f"Ops whose error_inputs all raise as stock expects: {as_stock} of {len(checked)}.",
-              "", f"Ops whose noncontiguous samples, in-place variant and gradients all agree: "
-              f"{variants_agree} of {len(variant_checked)}.",
-              "", "| op | class | path | dtypes | samples | fell back (aten ops) "
-              "| error_inputs | variants | detail |",
-              "| --- | --- | --- | --- | ---: | --- | --- | --- | --- |"]
-    for r in rows:
-        ran = r["class"] in ("agree", "differ")
-        path = "fallback" if r["fallback"] else ("native" if ran else "")
-        dtypes = ", ".join(d.replace("torch.", "") for d in r["dtypes"])
-        passed, total, mismatch = _error_inputs(r)
-        errors = f"{passed}/{total}" if total else ""
-        agreed, checks, variant_mismatch = _variants(r)
-        variants = f"{agreed}/{checks}" if checks else ""
-        detail = "; ".join(d for d in (r["detail"], mismatch, variant_mismatch) if d)
-        lines.append(f"| {_escape(r['op'])} | {r['class']} | {path} | {dtypes} | {r['samples']} "
-                     f"| {_escape(', '.join(r['fallback']))} | {errors} | {variants} "
-                     f"| {_escape(detail)} |")
-    return "\n".join(lines) + "\n"
-
-
-def read_known_differences(path: Path = KNOWN_DIFFERENCES) -> dict[str, str]:
-    """`op  reason...` per line, `op@device  reason...` for one device under test only;
-    '#' starts a comment."""
-    known = {}
-    for line in path.read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            entry, _, reason = line.partition(" ")
-            if not reason.strip():
-                raise ValueError(f"{path.name}: '{entry}' has no reason")
-            op, _, device = entry.partition("@")
-            if device in ("", DEVICE):
-                known[op] = reason.strip()
-    return known
-
-
 def main(argv: list[str] | None = None) -> int:
     global BACKEND, DEVICE
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -678,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = run_all(keys, args.samples, first)
     elapsed = time.monotonic() - started
 
-    known = read_known_differences()
+    known = read_known_differences(KNOWN_DIFFERENCES, DEVICE)
     counts = collections.Counter(r["class"] for r in rows)
     notes = [
         f"torch op_db OpInfos on the `{DEVICE}` device against the CPU: shard {shard + 1} of "
@@ -717,13 +585,13 @@ def main(argv: list[str] | None = None) -> int:
                  f"{r['detail']}" for r in rows if r["class"] == "differ" and r["op"] not in known]
     failures += [f"{r['op']} is in {KNOWN_DIFFERENCES.name} but now agrees: remove it"
                  for r in rows if r["op"] in known and r["class"] == "agree"
-                 and _variants(r)[0] == _variants(r)[1]]
+                 and row_variants(r)[0] == row_variants(r)[1]]
     for r in rows:
-        passed, total, mismatch = _error_inputs(r)
+        passed, total, mismatch = row_error_inputs(r)
         if passed != total:
             failures.append(f"{r['op']}: {passed} of {total} error_inputs raise as stock expects: "
                             + mismatch)
-        agreed, checks, variant_mismatch = _variants(r)
+        agreed, checks, variant_mismatch = row_variants(r)
         if agreed != checks and r["op"] not in known:
             failures.append(f"{r['op']}: {agreed} of {checks} noncontiguous / in-place / gradient "
                             f"checks agree and it is not in {KNOWN_DIFFERENCES.name}: "
