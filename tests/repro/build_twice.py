@@ -44,9 +44,11 @@ REPO = Path(__file__).resolve().parents[2]
 # What must come out bit-identical: every output file of these targets that Bazel
 # generates (sources they list are skipped). Add a target here to check it too.
 # torch_cuda:all holds the real variant's _CUDAC.so and both variants' wheels (the
-# simulated one is what tests/wheel installs); torch_core's is the third wheel.
+# simulated one is what tests/wheel installs), torch_cuda/csrc:all the libraries and
+# kernels linked into them; torch_core's is the third wheel.
 TARGETS = [
     "//third_device/torch_cuda:all",
+    "//third_device/torch_cuda/torch_cuda/csrc:all",
     "//torch_core:wheel",
 ]
 
