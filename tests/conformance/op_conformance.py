@@ -40,8 +40,10 @@ input that does not raise as stock expects.
 Errors are reported and allowed. Outside Bazel:
     python3 tests/conformance/op_conformance.py --backend PACKAGE --device TYPE \
         --out FILE [--samples N] [--ops NAME ...]
-with torch and the backend's package importable (PYTHONPATH). The values' handling is in
-conformance_values.py, the table and the known differences in conformance_report.py.
+with torch and the backend's package importable (PYTHONPATH). Beside this file: the
+error_inputs and variant checks (conformance_checks.py), the values' handling
+(conformance_values.py), the table and the known differences (conformance_report.py), and
+the parent's worker processes (conformance_workers.py).
 """
 
 from __future__ import annotations
@@ -52,14 +54,12 @@ import functools
 import importlib
 import json
 import os
-import selectors
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from conformance_checks import check_error_inputs, check_variants, tolerance
 from conformance_report import (
     CLASSES,
     markdown,
@@ -76,6 +76,7 @@ from conformance_values import (
     to_cpu,
     to_device,
 )
+from conformance_workers import run_all, start_worker
 
 DEFAULT_SAMPLES = 3
 OP_TIMEOUT_S = 120.0
@@ -103,166 +104,6 @@ def _load_op_db() -> list[object]:
     from torch.testing._internal.common_methods_invocations import op_db
 
     return op_db
-
-
-def _tolerance(op: object, dtype: object) -> tuple[float, float] | None:
-    """(rtol, atol) from the OpInfo's toleranceOverride for test_compare_cpu, or None."""
-    from torch.testing._internal.common_device_type import toleranceOverride
-
-    best = None
-    for info in getattr(op, "decorators", ()) or ():
-        if getattr(info, "test_name", None) not in (None, "test_compare_cpu"):
-            continue
-        if getattr(info, "cls_name", None) not in (None, "TestCommon"):
-            continue
-        for decorator in getattr(info, "decorators", ()) or ():
-            if isinstance(decorator, toleranceOverride) and dtype in decorator.d:
-                tol = decorator.d[dtype]
-                rtol, atol = tol.rtol, tol.atol
-                if best is None or (rtol, atol) > best:
-                    best = (rtol, atol)
-    return best
-
-
-def _stock_skips(op: object, cls_name: str, test_name: str) -> bool:
-    """Whether the OpInfo marks upstream's test `cls_name.test_name` skipped or failing on
-    the device (a DecorateInfo that is not only a tolerance)."""
-    from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
-    from torch.testing._internal.opinfo.core import DecorateInfo
-
-    tolerances = (precisionOverride, toleranceOverride)
-    for info in getattr(op, "decorators", ()) or ():
-        if (isinstance(info, DecorateInfo)
-                and info.is_active(cls_name, test_name, DEVICE, None, {})
-                and not all(isinstance(d, tolerances) for d in info.decorators)):
-            return True
-    return False
-
-
-def check_error_inputs(op: object) -> tuple[int, int, str]:
-    """Runs the OpInfo's error_inputs on the device as upstream's test_errors does.
-
-    Returns (inputs that raised the expected type and message, inputs, the first mismatch).
-    """
-    import re
-
-    if op.error_inputs_func is None or _stock_skips(op, "TestCommon", "test_errors"):
-        return 0, 0, ""
-    passed, total, first = 0, 0, ""
-    try:
-        error_inputs = list(op.error_inputs(DEVICE))
-    except Exception as error:
-        return 0, 1, "error_inputs: " + first_line(error)
-    for error_input in error_inputs:
-        sample = error_input.sample_input
-        total += 1
-        try:
-            out = op(sample.input, *sample.args, **sample.kwargs)
-            _backend().synchronize()
-            # test_errors asserts the result is not NotImplemented: that fails it too.
-            raised = AssertionError("returned NotImplemented") if out is NotImplemented else None
-        except Exception as error:
-            raised = error
-        if (isinstance(raised, error_input.error_type)
-                and re.search(error_input.error_regex, str(raised))):
-            passed += 1
-        elif not first:
-            expected = f"{error_input.error_type.__name__} /{error_input.error_regex}/"
-            got = "nothing" if raised is None else first_line(raised)
-            first = f"error input {total - 1}: expected {expected}, raised {got}"[:300]
-    return passed, total, first
-
-
-def _detached_on(obj: object, device: str) -> object:
-    """`obj`'s tensors as leaves on `device` that keep their requires_grad."""
-    import torch
-    from torch.utils._pytree import tree_map
-
-    def move(x: object) -> object:
-        if isinstance(x, torch.Tensor):
-            return x.detach().to(device).requires_grad_(x.requires_grad)
-        return x
-
-    return tree_map(move, obj)
-
-
-def _gradients(op: object, sample: object) -> object:
-    """d(sum of outputs * fixed cotangents) / d(inputs that require grad), None when the
-    op has no differentiable output for this sample."""
-    import torch
-    from torch.utils._pytree import tree_leaves
-
-    inputs = [t for t in tree_leaves((sample.input, sample.args, sample.kwargs))
-              if isinstance(t, torch.Tensor) and t.requires_grad]
-    out = sample.output_process_fn_grad(op(sample.input, *sample.args, **sample.kwargs))
-    outputs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
-    if not inputs or not outputs:
-        return None
-    generator = torch.Generator().manual_seed(2)
-    cotangents = [torch.randn(o.shape, generator=generator, dtype=o.dtype).to(o.device)
-                  for o in outputs]
-    return torch.autograd.grad(outputs, inputs, cotangents, allow_unused=True)
-
-
-def check_variants(op: object, max_samples: int) -> tuple[int, int, str]:
-    """Noncontiguous samples, the in-place variant and first-order gradients on the device
-    against the CPU (float32; the caller passes only ops whose values are comparable), as
-    upstream's test_noncontiguous_samples, test_variant_consistency_eager and
-    test_compare_cpu-style gradient checks do.
-
-    Returns (checks that agreed, checks, the first mismatch). A variant the CPU itself
-    rejects for a sample (an in-place op that would need type promotion) is not a check.
-    """
-    import torch
-
-    if torch.float32 not in op.supported_dtypes("cpu") & op.supported_dtypes(DEVICE):
-        return 0, 0, ""
-    tolerance = _tolerance(op, torch.float32)
-    passed, total, first = 0, 0, ""
-
-    def check(kind: str, index: int, run: Callable[[str], object]) -> None:
-        nonlocal passed, total, first
-        try:
-            torch.manual_seed(0)
-            expected = to_cpu(run("cpu"))
-        except Exception:
-            return
-        if expected is None:
-            return
-        total += 1
-        try:
-            torch.manual_seed(0)
-            actual = to_cpu(run(DEVICE))
-            _backend().synchronize()
-            compare(actual, expected, tolerance)
-            passed += 1
-        except Exception as error:
-            if not first:
-                first = f"{kind} sample {index}: {first_line(error)}"
-
-    def call(sample: object, device: str, fn: Callable) -> object:
-        moved = to_device((sample.input, sample.args, sample.kwargs), device)
-        return sample.output_process_fn_grad(fn(moved[0], *moved[1], **moved[2]))
-
-    noncontiguous = not _stock_skips(op, "TestCommon", "test_noncontiguous_samples")
-    inplace = None if _stock_skips(op, "TestCommon", "test_variant_consistency_eager") else (
-        op.get_inplace())
-    samples = op.sample_inputs("cpu", torch.float32, requires_grad=False)
-    for index, sample in zip(range(max_samples), samples, strict=False):
-        if noncontiguous:
-            strided = sample.noncontiguous()
-            check("noncontiguous", index, lambda d, s=strided: call(s, d, op))
-        if inplace is not None:
-            check("in-place", index, lambda d, s=sample: call(s, d, lambda x, *a, **k: inplace(
-                x.clone(), *a, **k)))
-    if (op.supports_autograd and torch.float32 in op.supported_backward_dtypes(DEVICE)
-            and not _stock_skips(op, "TestGradients", "test_fn_grad")):
-        samples = op.sample_inputs("cpu", torch.float32, requires_grad=True)
-        for index, sample in zip(range(max_samples), samples, strict=False):
-            check("gradient", index, lambda d, s=sample: _gradients(op, type(s)(
-                _detached_on(s.input, d), args=_detached_on(s.args, d),
-                kwargs=_detached_on(s.kwargs, d), output_process_fn_grad=s.output_process_fn_grad)))
-    return passed, total, first
 
 
 class _Backend:
@@ -355,7 +196,7 @@ def run_op(op: object, max_samples: int) -> dict:
                         raise AssertionError(
                             f"arbitrary values: {metadata(actual)} != {metadata(expected)}")
                 else:
-                    compare(actual, expected, _tolerance(op, dtype))
+                    compare(actual, expected, tolerance(op, dtype))
             except AssertionError as error:
                 differences.append(f"{where}: {first_line(error)}")
     result["fallback"] = sorted(fell_back)
@@ -392,9 +233,10 @@ def worker_main(result_fd: int, max_samples: int) -> None:
         out.write(json.dumps({"start": key}) + "\n")
         try:
             row = run_op(ops[key], max_samples)
-            row["error_inputs"] = check_error_inputs(ops[key])
+            row["error_inputs"] = check_error_inputs(ops[key], DEVICE, backend.synchronize)
             if row["class"] in ("agree", "differ") and not row.pop("random", False):
-                row["variants"] = check_variants(ops[key], max_samples)
+                row["variants"] = check_variants(ops[key], max_samples, DEVICE,
+                                                 backend.synchronize)
         except Exception as error:  # a bug of this harness, or an op raising oddly
             row = {"op": key, "class": "error", "detail": "harness: " + first_line(error),
                    "fallback": [], "samples": 0, "dtypes": []}
@@ -402,104 +244,10 @@ def worker_main(result_fd: int, max_samples: int) -> None:
     out.close()
 
 
-# --------------------------------------------------------------------------------------
-# Parent side: feeds ops to workers, survives their crashes.
-# --------------------------------------------------------------------------------------
-
-
-class _Worker:
-    def __init__(self, max_samples: int):
-        read_fd, write_fd = os.pipe()
-        self.stderr = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(
-            [sys.executable, *(["-S"] if sys.flags.no_site else []),
-             os.path.abspath(__file__), "--worker", str(write_fd),
-             "--backend", BACKEND, "--device", DEVICE, "--samples", str(max_samples)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.stderr,
-            pass_fds=(write_fd,), text=True)
-        os.close(write_fd)
-        self.results = os.fdopen(read_fd, "r")
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(self.results, selectors.EVENT_READ)
-        self.buffer = ""
-
-    def read(self, timeout: float) -> dict | None:
-        """The next event; {"eof": True} when the worker died; None on timeout."""
-        deadline = time.monotonic() + timeout
-        while "\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not self.selector.select(left):
-                return None
-            chunk = os.read(self.results.fileno(), 65536).decode()
-            if not chunk:
-                return {"eof": True}
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split("\n", 1)
-        return json.loads(line)
-
-    def send(self, key: str) -> None:
-        self.process.stdin.write(key + "\n")
-        self.process.stdin.flush()
-
-    def stop(self) -> str:
-        """Ends the worker; returns how it ended and the tail of its stderr."""
-        if self.process.poll() is None:
-            try:
-                self.process.stdin.close()
-                self.process.wait(timeout=10)
-            except Exception:
-                self.process.kill()
-                self.process.wait()
-        code = self.process.returncode
-        self.stderr.seek(0)
-        tail = self.stderr.read().decode(errors="replace").strip().splitlines()[-3:]
-        how = f"signal {-code}" if code < 0 else f"exit {code}"
-        return how + (": " + " | ".join(tail) if tail else "")
-
-
-def run_all(keys: list[str], max_samples: int, worker: _Worker | None = None,
-            log: Callable[[str], None] = print) -> list[dict]:
-    """Runs `keys` in `worker` (started and ready), then in new ones after a crash."""
-    rows: dict[str, dict] = {}
-    pending = list(keys)
-    while pending:
-        if worker is None:
-            worker = _Worker(max_samples)
-            if "ops" not in (worker.read(timeout=600) or {}):
-                raise RuntimeError("the conformance worker did not start: " + worker.stop())
-        for key in pending:  # the pipe holds them all; the worker reads at its pace
-            worker.send(key)
-        worker.process.stdin.flush()
-        current = None
-        while pending:
-            event = worker.read(timeout=OP_TIMEOUT_S)
-            if event is None or "eof" in event:  # hung on `current`, or died
-                hung = event is None
-                if hung:
-                    worker.process.kill()
-                how = worker.stop()
-                if current is None:
-                    raise RuntimeError("the conformance worker died between ops: " + how)
-                rows[current] = {"op": current, "class": "crash", "fallback": [], "samples": 0,
-                                 "dtypes": [],
-                                 "detail": (f"no result in {OP_TIMEOUT_S:.0f} s"
-                                            if hung else "worker died: " + how)}
-                log(f"  {current}: crash ({rows[current]['detail']})")
-                pending.remove(current)
-                worker = None
-                break
-            if "start" in event:
-                current = event["start"]
-            elif "result" in event:
-                row = event["result"]
-                rows[row["op"]] = row
-                pending.remove(row["op"])
-                current = None
-        else:
-            worker.stop()
-    if worker is not None and worker.process.poll() is None:
-        worker.stop()
-    return [rows[k] for k in keys]
+def _worker_command(max_samples: int) -> list[str]:
+    """How a worker process of this run starts (conformance_workers adds its result pipe)."""
+    return [sys.executable, *(["-S"] if sys.flags.no_site else []), os.path.abspath(__file__),
+            "--backend", BACKEND, "--device", DEVICE, "--samples", str(max_samples)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -528,11 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(os.environ["TEST_SHARD_STATUS_FILE"]).touch()
 
     # The first worker lists op_db; the parent never imports torch or loads the device.
-    first = _Worker(args.samples)
-    ready = first.read(timeout=600)
-    if "ops" not in (ready or {}):
-        raise RuntimeError("the conformance worker did not start: " + first.stop())
-    all_keys = ready["ops"]
+    command = _worker_command(args.samples)
+    first, all_keys = start_worker(command)
     if args.ops:
         unknown = sorted(set(args.ops) - set(all_keys))
         if unknown:
@@ -543,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{shards}), first {args.samples} samples per op for float32 and one integer "
           "dtype", flush=True)
 
-    rows = run_all(keys, args.samples, first)
+    rows = run_all(keys, command, OP_TIMEOUT_S, first)
     elapsed = time.monotonic() - started
 
     known = read_known_differences(KNOWN_DIFFERENCES, DEVICE)
