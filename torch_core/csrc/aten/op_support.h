@@ -4,16 +4,10 @@
 #include <c10/core/Device.h>
 
 #include "torch_core/csrc/device/backend.h"
-#include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core::aten_detail {
 
 // The backend of a device (c10::Error naming the type when none is registered).
 inline Backend& backend_of(const c10::Device& device) { return Backend::get(device.type()); }
-
-// The thread's current stream handle on the tensor's device.
-inline StreamHandle current_stream(Backend& backend, c10::DeviceIndex device) {
-  return backend.streams().current_handle(device);
-}
 
 }  // namespace torch_core::aten_detail
