@@ -95,6 +95,7 @@ torch_core_host_allocator_sources = [
 torch_core_device_headers = [
     "torch_core/csrc/device/backend.h",
     "torch_core/csrc/device/backend_hooks.h",
+    "torch_core/csrc/device/cpu_fallback_state.h",
     "torch_core/csrc/device/deleter_table.h",
     "torch_core/csrc/device/device_allocator.h",
     "torch_core/csrc/device/device_guard.h",

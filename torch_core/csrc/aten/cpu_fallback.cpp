@@ -1,36 +1,20 @@
 #include "torch_core/csrc/aten/cpu_fallback.h"
 
-#include <array>
-#include <atomic>
 #include <cstdlib>
 #include <mutex>
-#include <unordered_set>
-
 #include <optional>
 
 #include <ATen/core/op_registration/adaption.h>
 #include <ATen/native/CPUFallback.h>
 #include <c10/util/Exception.h>
 
+#include "torch_core/csrc/device/backend.h"
+
 namespace torch_core {
 
 namespace {
 
-struct FallbackState {
-  std::atomic<FallbackPolicy> policy{FallbackPolicy::kAllow};
-  std::mutex mutex;  // guards the members below
-  std::string env_var;
-  std::map<std::string, int64_t> counts;
-  std::unordered_set<std::string> warned;
-};
-
-constexpr auto kDeviceTypes = static_cast<std::size_t>(c10::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES);
-
-FallbackState& state(c10::DeviceType device_type) {
-  // Leaked: fallbacks may run during static destruction of other libraries.
-  static auto* states = new std::array<FallbackState, kDeviceTypes>();
-  return (*states)[static_cast<std::size_t>(device_type)];
-}
+CpuFallbackState& state(c10::DeviceType device_type) { return Backend::get(device_type).cpu_fallback_state(); }
 
 // Stock's kernels reject tensors on different devices (the generated wrappers'
 // check_and_update_common_device, or TensorIterator's check); the fallback moves every
@@ -81,7 +65,7 @@ const char* fallback_policy_name(FallbackPolicy policy) {
 }
 
 void set_fallback_policy(c10::DeviceType device_type, FallbackPolicy policy) {
-  FallbackState& s = state(device_type);
+  CpuFallbackState& s = state(device_type);
   s.policy.store(policy);
   std::lock_guard<std::mutex> lock(s.mutex);
   s.warned.clear();  // a new "warn" warns again
@@ -90,7 +74,7 @@ void set_fallback_policy(c10::DeviceType device_type, FallbackPolicy policy) {
 FallbackPolicy fallback_policy(c10::DeviceType device_type) { return state(device_type).policy.load(); }
 
 void init_fallback_policy_from_env(c10::DeviceType device_type, const std::string& env_var) {
-  FallbackState& s = state(device_type);
+  CpuFallbackState& s = state(device_type);
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     s.env_var = env_var;
@@ -105,20 +89,20 @@ void init_fallback_policy_from_env(c10::DeviceType device_type, const std::strin
 }
 
 std::map<std::string, int64_t> fallback_counts(c10::DeviceType device_type) {
-  FallbackState& s = state(device_type);
+  CpuFallbackState& s = state(device_type);
   std::lock_guard<std::mutex> lock(s.mutex);
   return s.counts;
 }
 
 void reset_fallback_counts(c10::DeviceType device_type) {
-  FallbackState& s = state(device_type);
+  CpuFallbackState& s = state(device_type);
   std::lock_guard<std::mutex> lock(s.mutex);
   s.counts.clear();
 }
 
 template <c10::DeviceType kDeviceType>
 void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  FallbackState& s = state(kDeviceType);
+  CpuFallbackState& s = state(kDeviceType);
   const std::string name = c10::toString(op.operator_name());
   check_common_device(op, *stack, name);
   const FallbackPolicy policy = s.policy.load();

@@ -7,8 +7,8 @@
 //   allow  run it quietly (the default)
 //   warn   run it, warning once per operator
 //   error  raise NotImplementedError naming the operator (to find what a model needs)
-// The policy is per device type, read from an environment variable when the backend
-// initialises, and settable at any time.
+// The policy is per device type (the Backend's CpuFallbackState), read from an environment
+// variable when the backend initialises, and settable at any time.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +21,9 @@
 #include <ATen/native/CPUFallback.h>
 #include <c10/core/DeviceType.h>
 
-namespace torch_core {
+#include "torch_core/csrc/device/cpu_fallback_state.h"
 
-enum class FallbackPolicy { kAllow, kWarn, kError };
+namespace torch_core {
 
 // "allow", "warn", "error"; throws c10::ValueError naming the choices otherwise.
 FallbackPolicy parse_fallback_policy(const std::string& text);

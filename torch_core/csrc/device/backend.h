@@ -17,6 +17,7 @@
 #include <c10/core/Device.h>
 #include <c10/core/DeviceType.h>
 
+#include "torch_core/csrc/device/cpu_fallback_state.h"
 #include "torch_core/csrc/device/device_allocator.h"
 #include "torch_core/csrc/device/device_guard.h"
 #include "torch_core/csrc/device/host_allocator.h"
@@ -27,6 +28,9 @@
 namespace torch_core {
 
 class DeviceKernels;  // torch_core/csrc/aten/device_kernels.h
+namespace engine {
+class KernelEngine;  // torch_core/csrc/aten/engine/kernel_engine.h
+}  // namespace engine
 
 struct BackendOptions {
   c10::DeviceType device_type = c10::DeviceType::PrivateUse1;
@@ -79,6 +83,12 @@ class Backend {
   // those ops then stage through host memory. Set once by the vendor, as registration.
   DeviceKernels* device_kernels() const noexcept { return device_kernels_.load(); }
   void set_device_kernels(DeviceKernels* kernels) noexcept { device_kernels_.store(kernels); }
+  // The engine that runs the op layer's stub kernels (aten/engine/kernel_engine.h), or
+  // nullptr until the vendor registers one.
+  engine::KernelEngine* kernel_engine() const noexcept { return kernel_engine_.load(); }
+  void set_kernel_engine(engine::KernelEngine* engine) noexcept { kernel_engine_.store(engine); }
+  // The CPU fallback's policy and counters (aten/cpu_fallback.h).
+  CpuFallbackState& cpu_fallback_state() noexcept { return cpu_fallback_state_; }
 
  private:
   explicit Backend(BackendOptions options);
@@ -91,6 +101,8 @@ class Backend {
   DefaultGenerators generators_;
   DeviceGuardImpl guard_;
   std::atomic<DeviceKernels*> device_kernels_{nullptr};
+  std::atomic<engine::KernelEngine*> kernel_engine_{nullptr};
+  CpuFallbackState cpu_fallback_state_;
   std::once_flag unavailable_warning_;
 };
 
