@@ -175,6 +175,11 @@ torch_core_codegen_sources = [
     "torch_core/codegen/gen_registrations.py",
 ]
 
+# The structured operators' list for the CPU fallback (torch_core/csrc/aten).
+torch_core_codegen_structured_sources = [
+    "torch_core/codegen/gen_structured_operators.py",
+]
+
 # torch_core kernel loop API, host side (torch-free, header-only).
 torch_core_kernel_loop_headers = [
     "torch_core/csrc/aten/host_device.h",
@@ -188,6 +193,7 @@ torch_core_aten_headers = [
     "torch_core/csrc/aten/device_kernels.h",
     "torch_core/csrc/aten/native_ops.h",
     "torch_core/csrc/aten/native_registration.h",
+    "torch_core/csrc/aten/structured_operators.h",
     "torch_core/csrc/aten/tensor_loop.h",
 ]
 

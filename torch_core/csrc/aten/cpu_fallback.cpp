@@ -7,7 +7,9 @@
 #include <ATen/core/op_registration/adaption.h>
 #include <ATen/native/CPUFallback.h>
 #include <c10/util/Exception.h>
+#include <torch/library.h>
 
+#include "torch_core/csrc/aten/structured_operators.h"
 #include "torch_core/csrc/device/backend.h"
 
 namespace torch_core {
@@ -43,6 +45,27 @@ void check_common_device(const c10::OperatorHandle& op, const torch::jit::Stack&
   }
 }
 
+// The structured operators' functional and in-place overloads whose group has no kernel
+// for the key get the fallback by name, so that it, not stock's "default backend" kernel,
+// runs them (structured_operators.h says why). Run once the backend's own registrations have
+// loaded, so its kernels keep their place.
+template <c10::DeviceType kDeviceType>
+void register_fallback_for_structured_ops(c10::DispatchKey key) {
+  // Leaked: the registrations must live as long as the process (as static ones do).
+  auto* library = new torch::Library(torch::Library::IMPL, "aten", key, __FILE__, __LINE__);
+  auto has_kernel = [key](const c10::OperatorName& name) {
+    std::optional<c10::OperatorHandle> op = c10::Dispatcher::singleton().findOp(name);
+    return op && op->hasKernelForDispatchKey(key);
+  };
+  for (const auto& [name, out] : structured_operators()) {
+    if (!c10::Dispatcher::singleton().findOp(name) || has_kernel(name) || has_kernel(out)) {
+      continue;
+    }
+    const std::string qualified = name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
+    library->impl(qualified.c_str(), torch::CppFunction::makeFromBoxedFunction<&cpu_fallback<kDeviceType>>());
+  }
+}
+
 }  // namespace
 
 FallbackPolicy parse_fallback_policy(const std::string& text) {
@@ -73,7 +96,17 @@ void set_fallback_policy(c10::DeviceType device_type, FallbackPolicy policy) {
 
 FallbackPolicy fallback_policy(c10::DeviceType device_type) { return state(device_type).policy.load(); }
 
-void init_fallback_policy_from_env(c10::DeviceType device_type, const std::string& env_var) {
+void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var) {
+  switch (device_type) {
+    case c10::DeviceType::CUDA:
+      register_fallback_for_structured_ops<c10::DeviceType::CUDA>(c10::DispatchKey::CUDA);
+      break;
+    case c10::DeviceType::PrivateUse1:
+      register_fallback_for_structured_ops<c10::DeviceType::PrivateUse1>(c10::DispatchKey::PrivateUse1);
+      break;
+    default:
+      TORCH_CHECK(false, "torch_core's CPU fallback serves CUDA and PrivateUse1, not ", device_type);
+  }
   CpuFallbackState& s = state(device_type);
   {
     std::lock_guard<std::mutex> lock(s.mutex);

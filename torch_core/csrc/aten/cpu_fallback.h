@@ -31,9 +31,11 @@ const char* fallback_policy_name(FallbackPolicy policy);
 
 void set_fallback_policy(c10::DeviceType device_type, FallbackPolicy policy);
 FallbackPolicy fallback_policy(c10::DeviceType device_type);
-// Sets the policy from `env_var` when it is set and not empty (a bad value throws), and
-// remembers the variable's name for error messages.
-void init_fallback_policy_from_env(c10::DeviceType device_type, const std::string& env_var);
+// Sets up the backend's fallback once its own registrations have loaded (from its module
+// init): registers the fallback by name for the structured operators it has no kernel for
+// (cpu_fallback.cpp says why), sets the policy from `env_var` when it is set and not empty
+// (a bad value throws), and remembers the variable's name for error messages.
+void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var);
 
 // Operator name -> number of calls that fell back, since the last reset.
 std::map<std::string, int64_t> fallback_counts(c10::DeviceType device_type);
