@@ -8,8 +8,8 @@ action result from a cache: the disk cache is turned off and remote results are 
 accepted, so every artifact is really compiled twice. The repository cache stays shared
 (fetched wheels are pinned by sha256).
 
-The working tree is copied as git sees it: tracked files plus untracked ones that are not
-ignored (`git ls-files -co --exclude-standard`), so uncommitted changes are checked too.
+The working tree is copied as git sees it (tests/checkout_copy.py), so uncommitted changes
+are checked too.
 
 Prints a digest table; on a mismatch names the first differing artifact, shows where it
 differs, and exits 1 (2 when a build fails). .ci/run runs it after the tests; it takes
@@ -28,18 +28,18 @@ import argparse
 import difflib
 import hashlib
 import json
-import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+from checkout_copy import Checkout, copy_tree, remove_tree  # noqa: E402
 
 # What must come out bit-identical: every output file of these targets that Bazel
 # generates (sources they list are skipped). Add a target here to check it too.
@@ -74,75 +74,25 @@ def log(message: str) -> None:
 OLD_MTIME = 978307200
 
 
-def copy_tree(source: Path, dest: Path) -> int:
-    """Copies the files git would see in `source` (tracked + untracked, not ignored)."""
-    listing = subprocess.run(
-        ["git", "-C", str(source), "ls-files", "-z", "-co", "--exclude-standard"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    count = 0
-    for name in sorted(set(listing.decode().split("\0")) - {""}):
-        src = source / name
-        if not src.exists() and not src.is_symlink():
-            continue  # deleted in the working tree but not yet in git
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, target, follow_symlinks=False)
-        os.utime(target, (OLD_MTIME, OLD_MTIME), follow_symlinks=False)
-        count += 1
-    return count
-
-
-class Checkout:
-    """One copy of the tree with its own output base (and so its own Bazel server)."""
-
-    def __init__(self, root: Path, output_base: Path) -> None:
-        self.root = root
-        self.output_base = output_base
-        # The server unpacks its JNI library into java.io.tmpdir and leaves it there: keep
-        # it in the work directory, which is deleted at the end, rather than in /tmp.
-        jvm_tmp = output_base.parent / f"{output_base.name}.jvm_tmp"
-        jvm_tmp.mkdir(parents=True, exist_ok=True)
-        self.command = [
-            str(root / "tools" / "bazel"),
-            f"--output_base={output_base}",
-            f"--host_jvm_args=-Djava.io.tmpdir={jvm_tmp}",
-        ]
-
-    def bazel(self, *args: str) -> None:
-        status = subprocess.run([*self.command, *args], cwd=self.root, check=False).returncode
-        if status != 0:
-            raise RuntimeError(f"bazel {' '.join(args)} failed in {self.root} ({status})")
-
-    def build(self, targets: Sequence[str], flags: Sequence[str]) -> dict[str, Path]:
-        """Builds `targets`; returns their generated output files, by execroot path."""
-        events = self.output_base.parent / f"{self.output_base.name}.bep.json"
-        self.bazel(
-            "build", *BUILD_FLAGS, *flags, f"--build_event_json_file={events}", "--", *targets
-        )
-        # The Build Event Protocol lists every output file of the requested targets (as
-        # `cquery --output=files` would, without a second analysis).
-        outputs = {}
-        for line in events.read_text().splitlines():
-            event = json.loads(line)
-            for file in event.get("namedSetOfFiles", {}).get("files", []):
-                name = "/".join([*file.get("pathPrefix", []), file["name"]])
-                # Only what Bazel generated: sources are identical by construction.
-                if name.startswith("bazel-out/"):
-                    outputs[name] = Path(urllib.parse.unquote(file["uri"].removeprefix("file://")))
-        if not outputs:
-            raise RuntimeError(f"bazel built no files for {' '.join(targets)}")
-        return outputs
-
-    def shutdown(self) -> None:
-        subprocess.run(
-            [*self.command, "shutdown"],
-            cwd=self.root,
-            check=False,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+def build(checkout: Checkout, targets: Sequence[str], flags: Sequence[str]) -> dict[str, Path]:
+    """Builds `targets`; returns their generated output files, by execroot path."""
+    events = checkout.output_base.parent / f"{checkout.output_base.name}.bep.json"
+    checkout.bazel(
+        "build", *BUILD_FLAGS, *flags, f"--build_event_json_file={events}", "--", *targets
+    )
+    # The Build Event Protocol lists every output file of the requested targets (as
+    # `cquery --output=files` would, without a second analysis).
+    outputs = {}
+    for line in events.read_text().splitlines():
+        event = json.loads(line)
+        for file in event.get("namedSetOfFiles", {}).get("files", []):
+            name = "/".join([*file.get("pathPrefix", []), file["name"]])
+            # Only what Bazel generated: sources are identical by construction.
+            if name.startswith("bazel-out/"):
+                outputs[name] = Path(urllib.parse.unquote(file["uri"].removeprefix("file://")))
+    if not outputs:
+        raise RuntimeError(f"bazel built no files for {' '.join(targets)}")
+    return outputs
 
 
 def sha256(path: Path) -> str:
@@ -201,19 +151,6 @@ def compare(first: dict[str, Path], second: dict[str, Path]) -> bool:
     return False
 
 
-def remove_tree(path: Path) -> None:
-    """rmtree that also removes the read-only files and directories Bazel leaves."""
-
-    def make_writable(function: Callable[..., object], name: str, _error: object) -> None:
-        os.chmod(os.path.dirname(name), stat.S_IRWXU)
-        if os.path.isdir(name) and not os.path.islink(name):
-            os.chmod(name, stat.S_IRWXU)
-        function(name)
-
-    if path.exists():
-        shutil.rmtree(path, onerror=make_writable)  # onexc is 3.12+
-
-
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", type=Path, default=REPO, help="the checkout to copy")
@@ -237,14 +174,14 @@ def main(argv: Sequence[str]) -> int:
     try:
         # One snapshot, copied: the tree may change while the first build runs. shutil.copy
         # leaves the second copy's files dated now.
-        count = copy_tree(args.source.resolve(), checkouts[0].root)
+        count = copy_tree(args.source.resolve(), checkouts[0].root, mtime=OLD_MTIME)
         shutil.copytree(
             checkouts[0].root, checkouts[1].root, symlinks=True, copy_function=shutil.copy
         )
         built = []
         for number, checkout in enumerate(checkouts, 1):
             log(f"build {number}: {count} files, {checkout.root}, {checkout.output_base.name}")
-            built.append(checkout.build(args.targets, args.bazel_flag))
+            built.append(build(checkout, args.targets, args.bazel_flag))
         identical = compare(*built)
     except RuntimeError as error:
         log(str(error))
