@@ -77,6 +77,7 @@ torch_core_allocator_sources = [
     "torch_core/csrc/runtime/caching_allocator_block.h",
     "torch_core/csrc/runtime/caching_allocator_device.cpp",
     "torch_core/csrc/runtime/caching_allocator_device.h",
+    "torch_core/csrc/runtime/caching_allocator_device_release.cpp",
     "torch_core/csrc/runtime/caching_allocator_device_stats.cpp",
 ]
 

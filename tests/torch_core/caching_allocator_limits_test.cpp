@@ -1,6 +1,6 @@
 // The caching device allocator's accounting and limits over the simulated runtime: exact
 // statistics, out-of-memory retry and errors, memory fraction, garbage collection,
-// max_split_size, configuration parsing, snapshots.
+// max_split_size, snapshots (configuration parsing: caching_allocator_config_test.cpp).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -257,83 +257,6 @@ void test_max_split_size() {
   allocator.free(close);
 }
 
-void test_config_parsing() {
-  const AllocatorConfig config = AllocatorConfig::parse(
-      "max_split_size_mb:128,garbage_collection_threshold:0.6,roundup_power2_divisions:4",
-      "PYTORCH_CUDA_ALLOC_CONF");
-  CHECK_EQ(config.max_split_size, mib(128));
-  CHECK_EQ(config.garbage_collection_threshold, 0.6);
-  CHECK_EQ(config.divisions_for(mib(1)), 4u);
-  CHECK_EQ(config.divisions_for(mib(100000)), 4u);
-  CHECK_EQ(config.env_var, "PYTORCH_CUDA_ALLOC_CONF");
-
-  const AllocatorConfig defaults = config_of("");
-  CHECK_EQ(defaults.max_split_size, static_cast<std::size_t>(-1));
-  CHECK_EQ(defaults.max_non_split_rounding_size, mib(20));
-  CHECK_EQ(defaults.garbage_collection_threshold, 0.0);
-  CHECK_EQ(defaults.divisions_for(mib(3)), 0u);
-
-  const AllocatorConfig spaced =
-      config_of(" max_split_size_mb : 40 , max_non_split_rounding_mb:64, "
-                "expandable_segments:False,backend:native");
-  CHECK_EQ(spaced.max_split_size, mib(40));
-  CHECK_EQ(spaced.max_non_split_rounding_size, mib(64));
-
-  const AllocatorConfig bracket =
-      config_of("roundup_power2_divisions:[256:1,512:2,1024:4,>:8]");
-  CHECK_EQ(bracket.divisions_for(mib(1)), 1u);
-  CHECK_EQ(bracket.divisions_for(mib(100)), 1u);
-  CHECK_EQ(bracket.divisions_for(mib(300)), 2u);
-  CHECK_EQ(bracket.divisions_for(mib(600)), 4u);
-  CHECK_EQ(bracket.divisions_for(mib(2048)), 8u);
-  CHECK_EQ(bracket.divisions_for(mib(1 << 20)), 8u);
-  const AllocatorConfig partial = config_of("roundup_power2_divisions:[64:2]");
-  CHECK_EQ(partial.divisions_for(mib(32)), 2u);
-  CHECK_EQ(partial.divisions_for(mib(64)), 0u);  // beyond the last bound: no rounding
-
-  const char* const env = "PYTORCH_CUDA_ALLOC_CONF";
-  auto bad = [env](const std::string& text, const std::string& fragment) {
-    CHECK_THROWS(AllocatorConfig::parse(text, env), RuntimeError, fragment);
-    CHECK_THROWS(AllocatorConfig::parse(text, env), RuntimeError, env);
-    CHECK_THROWS(AllocatorConfig::parse(text, env), RuntimeError, "accepted keys");
-  };
-  bad("foo:1", "unknown key 'foo'");
-  bad("max_split_size_mb:abc", "'abc' is not a non-negative integer");
-  bad("max_split_size_mb:-5", "not a non-negative integer");
-  bad("max_split_size_mb:10", "max_split_size_mb must be >= 20");
-  bad("max_split_size_mb:99999999999999999999999", "out of range");
-  bad("max_non_split_rounding_mb:1", ">= 20");
-  bad("max_split_size_mb", "expected");
-  bad("max_split_size_mb:128,", "expected");
-  bad("max_split_size_mb=128", "expected ':'");
-  bad("garbage_collection_threshold:1.5", "must be in (0, 1)");
-  bad("garbage_collection_threshold:0", "must be in (0, 1)");
-  bad("garbage_collection_threshold:half", "'half' is not a number");
-  bad("roundup_power2_divisions:3", "power of two");
-  bad("roundup_power2_divisions:[256:3]", "power of two");
-  bad("roundup_power2_divisions:[300:2]", "powers of two");
-  bad("roundup_power2_divisions:[512:1,256:2]", "must increase");
-  bad("roundup_power2_divisions:[256:1", "expected");
-  bad("expandable_segments:True", "not supported");
-  bad("backend:cudaMallocAsync", "only the native backend");
-
-  setenv("TEST_ALLOC_CONF_FROM_ENV", "max_split_size_mb:64", 1);
-  CHECK_EQ(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV").max_split_size, mib(64));
-  setenv("TEST_ALLOC_CONF_FROM_ENV", "max_split_size_mb:1", 1);
-  CHECK_THROWS(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV"), RuntimeError,
-               "TEST_ALLOC_CONF_FROM_ENV");
-  // PYTORCH_ALLOC_CONF, stock's current name, wins over the backend's older one.
-  setenv("PYTORCH_ALLOC_CONF", "max_split_size_mb:32", 1);
-  CHECK_EQ(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV").max_split_size, mib(32));
-  setenv("PYTORCH_ALLOC_CONF", "max_split_size_mb:1", 1);
-  CHECK_THROWS(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV"), RuntimeError,
-               "PYTORCH_ALLOC_CONF");
-  unsetenv("PYTORCH_ALLOC_CONF");
-  unsetenv("TEST_ALLOC_CONF_FROM_ENV");
-  CHECK_EQ(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV").garbage_collection_threshold,
-           0.0);
-}
-
 void test_snapshot() {
   SimulatedRuntime runtime(device_config(2));
   CachingAllocator allocator(runtime);
@@ -410,7 +333,6 @@ int main() {
   cc_check::run("memory_fraction", test_memory_fraction);
   cc_check::run("garbage_collection", test_garbage_collection);
   cc_check::run("max_split_size", test_max_split_size);
-  cc_check::run("config_parsing", test_config_parsing);
   cc_check::run("snapshot", test_snapshot);
   return cc_check::summary();
 }
