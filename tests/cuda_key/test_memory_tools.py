@@ -110,6 +110,31 @@ class CachingSwitchedOff(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertEqual(result.stdout.split("\n")[-2], expected)
 
+    def test_expandable_segments_warn_and_allocate_as_without(self) -> None:
+        # The setting stock's out-of-memory message recommends: as stock on a platform
+        # without the driver API, it warns once and allocation goes on without it.
+        program = (
+            "import warnings, torch\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always')\n"
+            "    t = torch.ones(1 << 20, device='cuda')\n"
+            "    u = torch.ones(1 << 20, device='cuda')\n"
+            "print(float((t + u).sum()), torch.cuda.memory_reserved())\n"
+            "print([str(w.message).split(' (Triggered')[0] for w in caught])\n"
+        )
+        for variable in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"):
+            env = dict(os.environ, **{variable: "expandable_segments:True"})
+            result = subprocess.run(
+                [sys.executable, "-c", program], env=env, capture_output=True, text=True,
+                check=False,
+            )
+            self.assertEqual(result.returncode, 0, result.stderr)
+            values, warnings_text = result.stdout.splitlines()[-2:]
+            # As without it: one 20 MiB segment split for both, a 2 MiB one for the sum.
+            self.assertEqual(values, "2097152.0 23068672")
+            self.assertEqual(warnings_text.count("expandable_segments not supported"), 1)
+            self.assertIn(variable, warnings_text)
+
 
 class MemoryHistory(unittest.TestCase):
     def setUp(self) -> None:

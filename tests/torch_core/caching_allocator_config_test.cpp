@@ -32,6 +32,9 @@ void test_config_parsing() {
                 "expandable_segments:False,backend:native");
   CHECK_EQ(spaced.max_split_size, mib(40));
   CHECK_EQ(spaced.max_non_split_rounding_size, mib(64));
+  CHECK_TRUE(!spaced.expandable_segments_requested);
+  // Accepted, and noted for the device layer's warning: allocation goes on without it.
+  CHECK_TRUE(config_of("expandable_segments:True").expandable_segments_requested);
 
   const AllocatorConfig bracket =
       config_of("roundup_power2_divisions:[256:1,512:2,1024:4,>:8]");
@@ -68,7 +71,7 @@ void test_config_parsing() {
   bad("roundup_power2_divisions:[300:2]", "powers of two");
   bad("roundup_power2_divisions:[512:1,256:2]", "must increase");
   bad("roundup_power2_divisions:[256:1", "expected");
-  bad("expandable_segments:True", "not supported");
+  bad("expandable_segments:maybe", "expected True or False");
   bad("backend:cudaMallocAsync", "only the native backend");
 
   setenv("TEST_ALLOC_CONF_FROM_ENV", "max_split_size_mb:64", 1);

@@ -64,6 +64,11 @@ CachingAllocator& DeviceCachingAllocator::core() {
   std::call_once(core_once_, [this] {
     AllocatorConfig config = AllocatorConfig::from_env(config_env_);
     config.uncached = uncached_from_env(device_type_);
+    if (config.expandable_segments_requested) {
+      TORCH_WARN("expandable_segments not supported on this platform (", config.env_var,
+                 "): torch_core's caching allocator does not grow segments in place yet, so it "
+                 "allocates as without the setting");
+    }
     core_ = std::make_unique<CachingAllocator>(runtime_, std::move(config),
                                                c10::DeviceTypeName(device_type_));
   });

@@ -19,7 +19,7 @@ constexpr const char* kAccepted =
     "accepted keys: max_split_size_mb:<MiB, >= 20>, max_non_split_rounding_mb:<MiB, >= "
     "20>, garbage_collection_threshold:<fraction, 0 < x < 1>, "
     "roundup_power2_divisions:<0 or a power of two> or "
-    "[<MiB, power of two>:<divisions>,...,>:<divisions>], expandable_segments:False, "
+    "[<MiB, power of two>:<divisions>,...,>:<divisions>], expandable_segments:True|False, "
     "backend:native";
 
 bool is_power_of_two(std::size_t value) { return value != 0 && (value & (value - 1)) == 0; }
@@ -77,10 +77,11 @@ class Parser {
       } else if (key == "expandable_segments") {
         const std::string value = next("True or False");
         item_ = key + ":" + value;
-        // Only the False spelling is accepted: silently ignoring True would hide that
-        // this allocator does not grow segments in place.
-        if (value != "False" && value != "false")
-          fail("expandable segments are not supported by this allocator");
+        if (value == "True" || value == "true") {
+          config.expandable_segments_requested = true;
+        } else if (value != "False" && value != "false") {
+          fail("expected True or False");
+        }
       } else if (key == "backend") {
         const std::string value = next("native");
         item_ = key + ":" + value;
