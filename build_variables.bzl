@@ -439,15 +439,28 @@ torch_cuda_blas_headers = [
 # Linear algebra on the CUDA key (mm, addmm, bmm, baddbmm, mv, addmv): gemm plans handed
 # to the variant's executor.
 torch_cuda_blas_ops_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/blas/tunable_gemm.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/blas/tunable_gemm.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas_ops.cpp",
+]
+
+# TunableOp's context (torch.cuda.tunable): settings, results, files; torch-free.
+torch_cuda_tunable_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/blas/tuning_context.cpp",
+]
+
+torch_cuda_tunable_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/blas/tuning_context.h",
 ]
 
 # torch_python_cuda: the _CUDAC extension module's init, shared by both variants.
 torch_python_cuda_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/cudac_module.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.cpp",
 ]
 
 torch_python_cuda_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h",
 ]
 
@@ -470,6 +483,7 @@ torch_cuda_python_sources = [
     "third_device/torch_cuda/torch_cuda/torch_c/memory.py",
     "third_device/torch_cuda/torch_cuda/torch_c/names.py",
     "third_device/torch_cuda/torch_cuda/torch_c/stream_event.py",
+    "third_device/torch_cuda/torch_cuda/torch_c/tunable.py",
     "third_device/torch_cuda/torch_cuda/torch_c/unsupported.py",
 ]
 

@@ -4,7 +4,7 @@ expect of a CUDA build, made from _CUDAC: torch_core's device functions plus CUD
 ``coverage`` says, without importing torch, which names there are and what each is made
 of; ``build(torch_C, C)`` makes them; torch_patches/torch_c_names.py installs them. One
 module per part of stock's bindings: device and streams, memory, the stream and event
-bases, multi-device copies (comm), and the unsupported features' stubs.
+bases, multi-device copies (comm), TunableOp, and the unsupported features' stubs.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
     """The names, made over torch._C's Stream/Event bases and the _CUDAC module C."""
     # Imported here: the package imports no torch (the coverage tool reads it without).
-    from torch_cuda.torch_c import comm, device, memory, stream_event, unsupported
+    from torch_cuda.torch_c import comm, device, memory, stream_event, tunable, unsupported
 
     names: dict[str, Any] = {}
     for part in (
@@ -24,6 +24,7 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
         device.build(C),
         memory.build(C),
         stream_event.build(torch_C, C),
+        tunable.build(C),
         unsupported.build(torch_C),
     ):
         overlap = names.keys() & part.keys()

@@ -72,6 +72,29 @@ PROVIDED: dict[str, str] = {
     "_CudaEventBase": "subclass of torch._C.Event; elapsed_time via _CUDAC._event_elapsed_time",
     "_CudaDeviceProperties": "Python class over _CUDAC._get_device_properties",
     "_cudart": "namespace: cudaMemGetInfo (_CUDAC._mem_get_info), cudaGetErrorString, profiler",
+    **{
+        name: "_CUDAC._tunableop_* (TunableOp: GEMMs tuned and logged as stock's, same files)"
+        for name in (
+            "_cuda_tunableop_enable",
+            "_cuda_tunableop_is_enabled",
+            "_cuda_tunableop_tuning_enable",
+            "_cuda_tunableop_tuning_is_enabled",
+            "_cuda_record_untuned_enable",
+            "_cuda_record_untuned_is_enabled",
+            "_cuda_tunableop_set_max_tuning_duration",
+            "_cuda_tunableop_get_max_tuning_duration",
+            "_cuda_tunableop_set_max_tuning_iterations",
+            "_cuda_tunableop_get_max_tuning_iterations",
+            "_cuda_tunableop_set_filename",
+            "_cuda_tunableop_get_filename",
+            "_cuda_tunableop_get_results",
+            "_cuda_tunableop_get_validators",
+            "_cuda_tunableop_read_file",
+            "_cuda_tunableop_set_rotating_buffer_size",
+            "_cuda_tunableop_get_rotating_buffer_size",
+            "_cuda_tunableop_set_numerical_check_tolerances",
+        )
+    },
 }
 
 # Names torch/cuda imports unconditionally once _CudaStreamBase exists (graphs.py,

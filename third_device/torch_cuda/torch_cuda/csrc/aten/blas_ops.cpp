@@ -31,6 +31,7 @@
 #include <torch/library.h>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm_plan.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/tunable_gemm.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
 
 namespace torch_cuda::native {
@@ -133,7 +134,7 @@ void run_gemm(const at::Tensor& c, const at::Tensor& a, const at::Tensor& b, con
   const blas::GemmPlan plan =
       batched ? blas::plan_gemm(g, precision(), c.size(0), oa.matrix.stride(0), ob.matrix.stride(0), c.stride(0))
               : blas::plan_gemm(g, precision());
-  blas::execute(plan, current_stream(c));
+  blas::tunable::execute_gemm(plan, batched, c, current_stream(c));
 }
 
 // The result of addmm/baddbmm/addmv: self broadcast to `shape` (checked always, with
