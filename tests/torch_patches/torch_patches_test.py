@@ -91,6 +91,15 @@ class Ledger(unittest.TestCase):
         cpu = torch.ones(2).untyped_storage()
         self.assertEqual(cpu.resize_(16).nbytes(), 16)  # other devices: stock resize_
 
+    def test_cuda_storage_share_refuses_clearly(self) -> None:
+        # What torch.multiprocessing's reducer calls for a CUDA tensor put on a queue.
+        from torch.multiprocessing.reductions import reduce_tensor
+
+        with self.assertRaisesRegex(RuntimeError, r"CUDA IPC\) yet: send tensor.cpu\(\)"):
+            reduce_tensor(torch.ones(2, device="cuda"))
+        with self.assertRaisesRegex(RuntimeError, "CUDA IPC"):
+            torch.ones(2, device="cuda").untyped_storage()._share_cuda_()
+
     def test_version_cuda(self) -> None:
         import _CUDAC
 

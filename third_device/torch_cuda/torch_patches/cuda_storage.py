@@ -8,10 +8,13 @@ What: ``torch.UntypedStorage(n, device="cuda")`` and ``torch._utils._to`` (behin
     ``UntypedStorage.__new__`` when torch.storage has been imported (a one-shot
     post-import hook). ``UntypedStorage.resize_`` of a CUDA storage resizes it through
     torch_core (``_CUDAC._storage_resize_``: a new block from the caching allocator, the
-    common prefix copied on the current stream).
+    common prefix copied on the current stream). ``UntypedStorage._share_cuda_`` (what
+    torch.multiprocessing calls to send a CUDA tensor to another process) raises an error
+    that says CUDA IPC is not supported yet and what to send instead.
 Why: THPStorage_pynew and THPStorage_resize_ in the CPU wheel's libtorch_python recognise
     the CUDA device only ``#ifdef USE_CUDA`` ("Storage device not recognized: cuda",
-    "built without USE_CUDA").
+    "built without USE_CUDA"); THPStorage_shareCuda says "CUDA is not available", which is
+    false once torch_cuda is active.
 Upstream: THPStorage_pynew and THPStorage_resize_ serving any device through its
     registered allocator (as they do for PrivateUse1), not by a compile-time device list.
 """
@@ -29,9 +32,13 @@ from torch_cuda.torch_patches._pinned import check_torch_version, probe
 NAME = "cuda_storage"
 WHAT = (
     "UntypedStorage(device='cuda') and torch._utils._to make CUDA storages via torch.empty; "
-    "UntypedStorage.resize_ of a CUDA storage goes through torch_core"
+    "UntypedStorage.resize_ of a CUDA storage goes through torch_core; _share_cuda_ says "
+    "CUDA IPC is not supported yet"
 )
-WHY = "THPStorage_pynew and THPStorage_resize_ know the CUDA device only #ifdef USE_CUDA"
+WHY = (
+    "THPStorage_pynew, _resize_ and _shareCuda know the CUDA device only #ifdef USE_CUDA "
+    "(_shareCuda: 'CUDA is not available')"
+)
 UPSTREAM = "THPStorage_pynew and THPStorage_resize_ serving any device through its allocator"
 
 _TO_LINE = "untyped_storage = torch.UntypedStorage(self.size(), device=device)"
@@ -112,6 +119,21 @@ def _patch_untyped_storage(storage_module: ModuleType, C: ModuleType) -> None:
     resize_.__doc__ = stock_resize.__doc__
     resize_.__wrapped__ = stock_resize
     cls.resize_ = resize_
+
+    stock_share_cuda = cls._share_cuda_
+
+    def _share_cuda_(self: object, *args: object, **kwargs: object) -> object:
+        if self.device.type == "cuda":
+            raise RuntimeError(
+                "torch_cuda does not support sharing CUDA tensors between processes (CUDA "
+                "IPC) yet: send tensor.cpu() through torch.multiprocessing and move it to "
+                "the device in the receiving process"
+            )
+        return stock_share_cuda(self, *args, **kwargs)
+
+    _share_cuda_.__doc__ = stock_share_cuda.__doc__
+    _share_cuda_.__wrapped__ = stock_share_cuda
+    cls._share_cuda_ = _share_cuda_
 
 
 class _AfterImport:
