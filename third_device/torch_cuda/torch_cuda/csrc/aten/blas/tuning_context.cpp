@@ -67,54 +67,6 @@ TuningContext::TuningContext()
       filename_(env("PYTORCH_TUNABLEOP_FILENAME").value_or("")),
       untuned_filename_(env("PYTORCH_TUNABLEOP_UNTUNED_FILENAME").value_or("")) {}
 
-void TuningContext::enable(bool on) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  enabled_ = on;
-}
-bool TuningContext::enabled() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return enabled_;
-}
-void TuningContext::enable_tuning(bool on) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  tuning_ = on;
-}
-bool TuningContext::tuning_enabled() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return tuning_;
-}
-void TuningContext::enable_record_untuned(bool on) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  record_untuned_ = on;
-}
-bool TuningContext::record_untuned_enabled() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return record_untuned_;
-}
-void TuningContext::set_max_tuning_duration_ms(int milliseconds) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  max_duration_ms_ = milliseconds;
-}
-int TuningContext::max_tuning_duration_ms() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return max_duration_ms_;
-}
-void TuningContext::set_max_tuning_iterations(int iterations) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  max_iterations_ = iterations;
-}
-int TuningContext::max_tuning_iterations() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return max_iterations_;
-}
-void TuningContext::set_rotating_buffer_size_mb(int mebibytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  rotating_buffer_mb_ = mebibytes;
-}
-int TuningContext::rotating_buffer_size_mb() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return rotating_buffer_mb_;
-}
 void TuningContext::set_numerical_check(bool on, double atol, double rtol) {
   std::lock_guard<std::mutex> lock(mutex_);
   numerical_check_ = on;
@@ -230,7 +182,7 @@ void TuningContext::write_file(const std::string& path) const {
 void TuningContext::write_file_if_changed(int device) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!changed_ || !enabled_ || !tuning_) return;
+    if (!changed_ || !enabled() || !tuning_enabled()) return;
     changed_ = false;
   }
   write_file(filename(device));

@@ -16,6 +16,7 @@
 // The default file names get the device ordinal before ".csv" (tunableop_results0.csv).
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -40,19 +41,19 @@ class TuningContext {
   // The process's context. `validators` (name, value) are fixed by the first call.
   static TuningContext& get();
 
-  void enable(bool on);
-  bool enabled() const;
-  void enable_tuning(bool on);
-  bool tuning_enabled() const;
-  void enable_record_untuned(bool on);
-  bool record_untuned_enabled() const;
-  void set_max_tuning_duration_ms(int milliseconds);
-  int max_tuning_duration_ms() const;
-  void set_max_tuning_iterations(int iterations);
-  int max_tuning_iterations() const;
+  void enable(bool on) { enabled_ = on; }
+  bool enabled() const { return enabled_; }
+  void enable_tuning(bool on) { tuning_ = on; }
+  bool tuning_enabled() const { return tuning_; }
+  void enable_record_untuned(bool on) { record_untuned_ = on; }
+  bool record_untuned_enabled() const { return record_untuned_; }
+  void set_max_tuning_duration_ms(int milliseconds) { max_duration_ms_ = milliseconds; }
+  int max_tuning_duration_ms() const { return max_duration_ms_; }
+  void set_max_tuning_iterations(int iterations) { max_iterations_ = iterations; }
+  int max_tuning_iterations() const { return max_iterations_; }
   // MiB; negative: the L2 cache's size (resolved by the caller, which knows the device).
-  void set_rotating_buffer_size_mb(int mebibytes);
-  int rotating_buffer_size_mb() const;
+  void set_rotating_buffer_size_mb(int mebibytes) { rotating_buffer_mb_ = mebibytes; }
+  int rotating_buffer_size_mb() const { return rotating_buffer_mb_; }
   void set_numerical_check(bool on, double atol, double rtol);
   std::tuple<bool, double, double> numerical_check() const;
 
@@ -81,13 +82,13 @@ class TuningContext {
  private:
   TuningContext();
 
-  mutable std::mutex mutex_;
-  bool enabled_ = false;
-  bool tuning_ = true;
-  bool record_untuned_ = false;
-  int max_duration_ms_ = 30;
-  int max_iterations_ = 100;
-  int rotating_buffer_mb_ = -1;
+  std::atomic<bool> enabled_;
+  std::atomic<bool> tuning_;
+  std::atomic<bool> record_untuned_;
+  std::atomic<int> max_duration_ms_;
+  std::atomic<int> max_iterations_;
+  std::atomic<int> rotating_buffer_mb_;
+  mutable std::mutex mutex_;  // guards the members below
   bool numerical_check_ = false;
   double atol_ = 1e-5;
   double rtol_ = 1e-5;
