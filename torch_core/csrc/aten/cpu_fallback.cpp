@@ -97,6 +97,17 @@ void set_fallback_policy(c10::DeviceType device_type, FallbackPolicy policy) {
 FallbackPolicy fallback_policy(c10::DeviceType device_type) { return state(device_type).policy.load(); }
 
 void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var) {
+  // The setting first: a bad value fails before anything is registered, so a retried
+  // import does not register the structured operators twice.
+  std::optional<FallbackPolicy> policy;
+  const char* value = std::getenv(env_var.c_str());
+  if (value != nullptr && *value != '\0') {
+    try {
+      policy = parse_fallback_policy(value);
+    } catch (const c10::ValueError& e) {
+      TORCH_CHECK_VALUE(false, env_var, ": ", e.msg());
+    }
+  }
   switch (device_type) {
     case c10::DeviceType::CUDA:
       register_fallback_for_structured_ops<c10::DeviceType::CUDA>(c10::DispatchKey::CUDA);
@@ -112,13 +123,7 @@ void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var) 
     std::lock_guard<std::mutex> lock(s.mutex);
     s.env_var = env_var;
   }
-  const char* value = std::getenv(env_var.c_str());
-  if (value == nullptr || *value == '\0') return;
-  try {
-    set_fallback_policy(device_type, parse_fallback_policy(value));
-  } catch (const c10::ValueError& e) {
-    TORCH_CHECK_VALUE(false, env_var, ": ", e.msg());
-  }
+  if (policy) set_fallback_policy(device_type, *policy);
 }
 
 std::map<std::string, int64_t> fallback_counts(c10::DeviceType device_type) {
