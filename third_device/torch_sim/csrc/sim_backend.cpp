@@ -19,7 +19,7 @@ torch_core::Backend& register_backend() {
     torch_core::Backend& created = torch_core::register_backend(std::move(options));
     torch_core::register_device_kernels(kDeviceType, simulated::host_loop_kernels<kDeviceType>());
     simulated::register_host_engine<kDeviceType>();
-    torch_core::init_cpu_fallback(kDeviceType, kFallbackPolicyEnv);
+    torch_core::init_cpu_fallback<kDeviceType>(kFallbackPolicyEnv);
     return created;
   }();
   return backend;

@@ -6,6 +6,7 @@
 
 #include <ATen/core/op_registration/adaption.h>
 #include <ATen/native/CPUFallback.h>
+#include <c10/core/TensorOptions.h>
 #include <c10/util/Exception.h>
 #include <torch/library.h>
 
@@ -49,8 +50,7 @@ void check_common_device(const c10::OperatorHandle& op, const torch::jit::Stack&
 // for the key get the fallback by name, so that it, not stock's "default backend" kernel,
 // runs them (structured_operators.h says why). Run once the backend's own registrations have
 // loaded, so its kernels keep their place.
-template <c10::DeviceType kDeviceType>
-void register_fallback_for_structured_ops(c10::DispatchKey key) {
+void register_fallback_for_structured_ops(c10::DispatchKey key, const c10::BoxedKernel& fallback) {
   // Leaked: the registrations must live as long as the process (as static ones do).
   auto* library = new torch::Library(torch::Library::IMPL, "aten", key, __FILE__, __LINE__);
   auto has_kernel = [key](const c10::OperatorName& name) {
@@ -62,7 +62,7 @@ void register_fallback_for_structured_ops(c10::DispatchKey key) {
       continue;
     }
     const std::string qualified = name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
-    library->impl(qualified.c_str(), torch::CppFunction::makeFromBoxedFunction<&cpu_fallback<kDeviceType>>());
+    library->impl(qualified.c_str(), torch::CppFunction::makeFromBoxedKernel(fallback));
   }
 }
 
@@ -96,7 +96,9 @@ void set_fallback_policy(c10::DeviceType device_type, FallbackPolicy policy) {
 
 FallbackPolicy fallback_policy(c10::DeviceType device_type) { return state(device_type).policy.load(); }
 
-void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var) {
+namespace detail {
+
+void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var, const c10::BoxedKernel& fallback) {
   // The setting first: a bad value fails before anything is registered, so a retried
   // import does not register the structured operators twice.
   std::optional<FallbackPolicy> policy;
@@ -108,16 +110,8 @@ void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var) 
       TORCH_CHECK_VALUE(false, env_var, ": ", e.msg());
     }
   }
-  switch (device_type) {
-    case c10::DeviceType::CUDA:
-      register_fallback_for_structured_ops<c10::DeviceType::CUDA>(c10::DispatchKey::CUDA);
-      break;
-    case c10::DeviceType::PrivateUse1:
-      register_fallback_for_structured_ops<c10::DeviceType::PrivateUse1>(c10::DispatchKey::PrivateUse1);
-      break;
-    default:
-      TORCH_CHECK(false, "torch_core's CPU fallback serves CUDA and PrivateUse1, not ", device_type);
-  }
+  const c10::DispatchKey key = c10::computeDispatchKey(std::nullopt, c10::kStrided, c10::Device(device_type));
+  register_fallback_for_structured_ops(key, fallback);
   CpuFallbackState& s = state(device_type);
   {
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -125,6 +119,8 @@ void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var) 
   }
   if (policy) set_fallback_policy(device_type, *policy);
 }
+
+}  // namespace detail
 
 std::map<std::string, int64_t> fallback_counts(c10::DeviceType device_type) {
   CpuFallbackState& s = state(device_type);
@@ -138,9 +134,10 @@ void reset_fallback_counts(c10::DeviceType device_type) {
   s.counts.clear();
 }
 
-template <c10::DeviceType kDeviceType>
-void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  CpuFallbackState& s = state(kDeviceType);
+namespace detail {
+
+void run_cpu_fallback(c10::DeviceType device_type, const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CpuFallbackState& s = state(device_type);
   const std::string name = c10::toString(op.operator_name());
   check_common_device(op, *stack, name);
   const FallbackPolicy policy = s.policy.load();
@@ -152,7 +149,7 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     if (policy == FallbackPolicy::kWarn) warn = s.warned.insert(name).second;
     env_var = s.env_var;
   }
-  const std::string device = c10::DeviceTypeName(kDeviceType, /*lower_case=*/true);
+  const std::string device = c10::DeviceTypeName(device_type, /*lower_case=*/true);
   TORCH_CHECK_NOT_IMPLEMENTED(policy != FallbackPolicy::kError, "The operator '", name,
                               "' has no native kernel for the ", device,
                               " device, and its CPU fallback policy is 'error'",
@@ -164,7 +161,6 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::native::cpu_fallback(op, stack);
 }
 
-template void cpu_fallback<c10::DeviceType::CUDA>(const c10::OperatorHandle&, torch::jit::Stack*);
-template void cpu_fallback<c10::DeviceType::PrivateUse1>(const c10::OperatorHandle&, torch::jit::Stack*);
+}  // namespace detail
 
 }  // namespace torch_core

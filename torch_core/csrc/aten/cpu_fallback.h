@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include <ATen/core/boxing/BoxedKernel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <ATen/native/CPUFallback.h>
@@ -31,26 +32,32 @@ const char* fallback_policy_name(FallbackPolicy policy);
 
 void set_fallback_policy(c10::DeviceType device_type, FallbackPolicy policy);
 FallbackPolicy fallback_policy(c10::DeviceType device_type);
-// Sets up the backend's fallback once its own registrations have loaded (from its module
-// init): registers the fallback by name for the structured operators it has no kernel for
-// (cpu_fallback.cpp says why), sets the policy from `env_var` when it is set and not empty
-// (a bad value throws), and remembers the variable's name for error messages.
-void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var);
-
 // Operator name -> number of calls that fell back, since the last reset.
 std::map<std::string, int64_t> fallback_counts(c10::DeviceType device_type);
 void reset_fallback_counts(c10::DeviceType device_type);
 
+namespace detail {
+void run_cpu_fallback(c10::DeviceType device_type, const c10::OperatorHandle& op, torch::jit::Stack* stack);
+void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var, const c10::BoxedKernel& fallback);
+}  // namespace detail
+
 // The boxed kernel registered as the device key's fallback (TORCH_LIBRARY_IMPL(_, Key, m)),
 // and the one a native kernel calls for the cases it does not handle
-// (at::native::call_fallback_fn<&cpu_fallback<Type>, Op>). Instantiated for CUDA and
-// PrivateUse1.
+// (at::native::call_fallback_fn<&cpu_fallback<Type>, Op>). Any device type: a function per
+// type, because a boxed kernel is a plain function pointer.
 template <c10::DeviceType kDeviceType>
-void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  detail::run_cpu_fallback(kDeviceType, op, stack);
+}
 
-extern template void cpu_fallback<c10::DeviceType::CUDA>(const c10::OperatorHandle&, torch::jit::Stack*);
-extern template void cpu_fallback<c10::DeviceType::PrivateUse1>(const c10::OperatorHandle&,
-                                                                torch::jit::Stack*);
+// Sets up the backend's fallback once its own registrations have loaded (from its module
+// init): registers the fallback by name for the structured operators it has no kernel for
+// (structured_operators.h says why), sets the policy from `env_var` when it is set and not
+// empty (a bad value throws first), and remembers the variable's name for error messages.
+template <c10::DeviceType kDeviceType>
+void init_cpu_fallback(const std::string& env_var) {
+  detail::init_cpu_fallback(kDeviceType, env_var, c10::BoxedKernel::makeFromFunction<&cpu_fallback<kDeviceType>>());
+}
 
 // Runs operator Op (an at::_ops struct) on the CPU through kDeviceType's fallback, counted
 // and under the policy: what a native kernel calls for the cases it does not cover.

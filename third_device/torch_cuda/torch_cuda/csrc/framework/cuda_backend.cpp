@@ -21,7 +21,7 @@ torch_core::Backend& backend() {
       torch_core::register_device_kernels(c10::DeviceType::CUDA, kernels);
     }
     variant::register_kernels();
-    torch_core::init_cpu_fallback(c10::DeviceType::CUDA, kFallbackPolicyEnv);
+    torch_core::init_cpu_fallback<c10::DeviceType::CUDA>(kFallbackPolicyEnv);
     return created;
   }();
   return the_backend;
