@@ -53,16 +53,12 @@ void check_common_device(const c10::OperatorHandle& op, const torch::jit::Stack&
 void register_fallback_for_structured_ops(c10::DispatchKey key, const c10::BoxedKernel& fallback) {
   // Leaked: the registrations must live as long as the process (as static ones do).
   auto* library = new torch::Library(torch::Library::IMPL, "aten", key, __FILE__, __LINE__);
-  auto has_kernel = [key](const c10::OperatorName& name) {
-    std::optional<c10::OperatorHandle> op = c10::Dispatcher::singleton().findOp(name);
-    return op && op->hasKernelForDispatchKey(key);
-  };
+  auto& dispatcher = c10::Dispatcher::singleton();
   for (const auto& [name, out] : structured_operators()) {
-    if (!c10::Dispatcher::singleton().findOp(name) || has_kernel(name) || has_kernel(out)) {
-      continue;
-    }
-    const std::string qualified = name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
-    library->impl(qualified.c_str(), torch::CppFunction::makeFromBoxedKernel(fallback));
+    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+    std::optional<c10::OperatorHandle> out_op = dispatcher.findOp(out);
+    if (!op || op->hasKernelForDispatchKey(key) || (out_op && out_op->hasKernelForDispatchKey(key))) continue;
+    library->impl(c10::toString(name).c_str(), torch::CppFunction::makeFromBoxedKernel(fallback));
   }
 }
 
