@@ -491,6 +491,7 @@ torch_cuda_python_sources = [
 # torch_cuda.torch_patches (the BUILD file places it there).
 torch_cuda_patches_sources = [
     "third_device/torch_cuda/torch_patches/__init__.py",
+    "third_device/torch_cuda/torch_patches/_after_import.py",
     "third_device/torch_cuda/torch_patches/_pinned.py",
     "third_device/torch_cuda/torch_patches/cuda_storage.py",
     "third_device/torch_cuda/torch_patches/load_before_torch_c.py",

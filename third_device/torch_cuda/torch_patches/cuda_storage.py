@@ -21,12 +21,11 @@ Upstream: THPStorage_pynew and THPStorage_resize_ serving any device through its
 
 from __future__ import annotations
 
-import importlib.machinery
 import os
 import sys
-from collections.abc import Callable, Sequence
 from types import ModuleType
 
+from torch_cuda.torch_patches._after_import import run_after_import
 from torch_cuda.torch_patches._pinned import check_torch_version, probe
 
 NAME = "cuda_storage"
@@ -136,41 +135,6 @@ def _patch_untyped_storage(storage_module: ModuleType, C: ModuleType) -> None:
     cls._share_cuda_ = _share_cuda_
 
 
-class _AfterImport:
-    """One-shot meta-path finder: runs `then(module)` right after `name` executes."""
-
-    def __init__(self, name: str, then: Callable[[ModuleType], None]) -> None:
-        self._name = name
-        self._then = then
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != self._name:
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
-        if spec is None or spec.loader is None:
-            return spec
-        real_exec, then = spec.loader.exec_module, self._then
-
-        class _Loader:
-            def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
-                return None
-
-            def exec_module(self, module: ModuleType) -> None:
-                real_exec(module)
-                then(module)
-
-        spec.loader = _Loader()
-        return spec
-
-
 def apply(C: ModuleType) -> None:
     _patch_to(sys.modules["torch._utils"])
-    if "torch.storage" in sys.modules:
-        _patch_untyped_storage(sys.modules["torch.storage"], C)
-    else:
-        sys.meta_path.insert(
-            0, _AfterImport("torch.storage", lambda module: _patch_untyped_storage(module, C))
-        )
+    run_after_import("torch.storage", lambda module: _patch_untyped_storage(module, C))
