@@ -137,6 +137,30 @@ torch_core_device_python_sources = [
     "torch_core/csrc/device/python_bindings.cpp",
 ]
 
+# torch.distributed on a backend's device: the backend that stages allreduce and
+# reduce_scatter of a host-only c10d backend (gloo) through pinned host memory, its work,
+# and DDP's timer for the device.
+torch_core_distributed_headers = [
+    "torch_core/csrc/distributed/device_timer.h",
+    "torch_core/csrc/distributed/host_staged_work.h",
+    "torch_core/csrc/distributed/host_staging_backend.h",
+]
+
+torch_core_distributed_sources = [
+    "torch_core/csrc/distributed/device_timer.cpp",
+    "torch_core/csrc/distributed/host_staged_work.cpp",
+    "torch_core/csrc/distributed/host_staging_backend.cpp",
+]
+
+# Its Python face: _host_staging_backend and the timer's registration.
+torch_core_distributed_python_headers = [
+    "torch_core/csrc/distributed/distributed_bindings.h",
+]
+
+torch_core_distributed_python_sources = [
+    "torch_core/csrc/distributed/distributed_bindings.cpp",
+]
+
 # A simulated device on any device type: the SimulatedRuntime from the environment, the
 # launch that queues host work on its streams, the kernels over that launch.
 torch_core_simulated_device_headers = [
@@ -494,6 +518,7 @@ torch_cuda_patches_sources = [
     "third_device/torch_cuda/torch_patches/_after_import.py",
     "third_device/torch_cuda/torch_patches/_pinned.py",
     "third_device/torch_cuda/torch_patches/cuda_storage.py",
+    "third_device/torch_cuda/torch_patches/gloo_device_staging.py",
     "third_device/torch_cuda/torch_patches/load_before_torch_c.py",
     "third_device/torch_cuda/torch_patches/raw_stream_for_dynamo.py",
     "third_device/torch_cuda/torch_patches/torch_c_names.py",

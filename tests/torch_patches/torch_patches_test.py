@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import types
 import unittest
 
 import torch
+import torch.distributed as dist
 
 from torch_cuda import torch_patches
 from torch_cuda.torch_patches import (
     cuda_storage,
+    gloo_device_staging,
     load_before_torch_c,
     raw_stream_for_dynamo,
     torch_c_names,
@@ -37,7 +40,13 @@ class Ledger(unittest.TestCase):
             torch_patches.check_torch_version("2.14.0+cpu")
         self.assertIn("2.14.0+cpu", str(caught.exception))
         self.assertIn("2.13.0+cpu", str(caught.exception))
-        for entry in (load_before_torch_c, torch_c_names, raw_stream_for_dynamo, cuda_storage):
+        for entry in (
+            load_before_torch_c,
+            torch_c_names,
+            raw_stream_for_dynamo,
+            cuda_storage,
+            gloo_device_staging,
+        ):
             with self.assertRaisesRegex(torch_patches.TorchVersionMismatchError, "2.13.0"):
                 entry.check("2.12.1", torch._C)
 
@@ -52,6 +61,7 @@ class Ledger(unittest.TestCase):
         load_before_torch_c.check(torch.__version__, torch._C)
         raw_stream_for_dynamo.check(torch.__version__, torch._C)
         cuda_storage.check(torch.__version__, torch._C)
+        gloo_device_staging.check(torch.__version__, torch._C)
 
     def test_load_before_torch_c_hooks_are_ours(self) -> None:
         # Backward needs the CUDA hooks (device threads, pinned memory): the stub would fail.
@@ -99,6 +109,27 @@ class Ledger(unittest.TestCase):
             reduce_tensor(torch.ones(2, device="cuda"))
         with self.assertRaisesRegex(RuntimeError, "CUDA IPC"):
             torch.ones(2, device="cuda").untyped_storage()._share_cuda_()
+
+    def test_gloo_device_staging(self) -> None:
+        # One process: gloo's CUDA allreduce (a SIGSEGV without the entry) and
+        # reduce_scatter go through the staging backend; the CPU keeps gloo itself.
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+        with tempfile.TemporaryDirectory() as directory:
+            dist.init_process_group(
+                "gloo", init_method=f"file://{directory}/init", rank=0, world_size=1
+            )
+            try:
+                group, gloo = dist.group.WORLD, dist.ProcessGroupGloo
+                self.assertIsInstance(group._get_backend(torch.device("cpu")), gloo)
+                self.assertNotIsInstance(group._get_backend(torch.device("cuda")), gloo)
+                tensor = torch.arange(4.0, device="cuda")
+                dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
+                self.assertEqual(tensor.cpu().tolist(), [0.0, 1.0, 2.0, 3.0])
+                output = torch.empty(4, device="cuda")
+                dist.reduce_scatter_tensor(output, tensor * 2)
+                self.assertEqual(output.cpu().tolist(), [0.0, 2.0, 4.0, 6.0])
+            finally:
+                dist.destroy_process_group()
 
     def test_version_cuda(self) -> None:
         import _CUDAC

@@ -16,6 +16,7 @@ from types import ModuleType
 
 from torch_cuda.torch_patches import (
     cuda_storage,
+    gloo_device_staging,
     load_before_torch_c,
     raw_stream_for_dynamo,
     torch_c_names,
@@ -28,7 +29,14 @@ from torch_cuda.torch_patches._pinned import (
     check_torch_version,
 )
 
-ENTRIES = (load_before_torch_c, torch_c_names, raw_stream_for_dynamo, cuda_storage, version_cuda)
+ENTRIES = (
+    load_before_torch_c,
+    torch_c_names,
+    raw_stream_for_dynamo,
+    cuda_storage,
+    version_cuda,
+    gloo_device_staging,
+)
 
 __all__ = [
     "ENTRIES",
@@ -61,6 +69,7 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     raw_stream_for_dynamo.check(version, torch_C)
     cuda_storage.check(version, torch_C)
     version_cuda.check(version, sys.modules.get("torch.version"))
+    gloo_device_staging.check(version, torch_C)
 
     torch_c_names.apply(torch_C, C)  # includes _cuda_getCurrentRawStream
     _applied.extend([torch_c_names.NAME, raw_stream_for_dynamo.NAME])
@@ -68,6 +77,8 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     _applied.append(cuda_storage.NAME)
     version_cuda.apply(C)
     _applied.append(version_cuda.NAME)
+    gloo_device_staging.apply(C)
+    _applied.append(gloo_device_staging.NAME)
 
 
 def markdown_table() -> str:

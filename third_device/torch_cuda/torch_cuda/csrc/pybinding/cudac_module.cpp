@@ -20,6 +20,7 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h"
 #include "toolchains/cuda/build_info/cuda_build_info.h"
 #include "torch_core/csrc/device/python_bindings.h"
+#include "torch_core/csrc/distributed/distributed_bindings.h"
 
 namespace py = pybind11;
 
@@ -90,6 +91,7 @@ PYBIND11_MODULE(_CUDAC, m) {
                                   static_cast<c10::DeviceIndex>(device));
   }, py::arg("start_event_id"), py::arg("end_event_id"), py::arg("device"));
 
+  torch_core::bind_distributed(m, c10::DeviceType::CUDA);  // see torch_patches/gloo_device_staging.py
   torch_cuda::bind_variant(m);
   torch_cuda::bind_tunable(m);
 }

@@ -1,0 +1,217 @@
+"""torch.distributed's gloo backend with CUDA tensors, 2 and 4 processes on loopback.
+
+Every collective of CUDA tensors against a reference computed on the CPU from what each
+rank holds (several dtypes, sizes that do not divide evenly), allreduce of a tensor
+written on a side stream (the host copy must wait for it), async work and futures, and
+DDP training matching single-process training on the concatenated batch. allreduce and
+reduce_scatter crashed with SIGSEGV before torch_patches/gloo_device_staging.py.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import tempfile
+import unittest
+from collections.abc import Callable
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.testing import assert_close
+
+TIMEOUT_S = 60
+DTYPES = (torch.float32, torch.float64, torch.int64, torch.bfloat16)
+SIZES = (1, 7, 13)  # 7 and 13 split unevenly over 2 and 4 ranks
+
+
+def rank_values(rank: int, numel: int, dtype: torch.dtype) -> torch.Tensor:
+    """What rank `rank` contributes: small integers, exact in every dtype."""
+    return (torch.arange(numel) % 5 + rank + 1).to(dtype)
+
+
+def check_all_reduce(rank: int, world: int) -> None:
+    device = torch.device("cuda", rank % torch.cuda.device_count())
+    for dtype in DTYPES:
+        for numel in SIZES:
+            contributions = torch.stack([rank_values(r, numel, dtype) for r in range(world)])
+            ops = [
+                (dist.ReduceOp.SUM, contributions.sum(0)),
+                (dist.ReduceOp.PRODUCT, contributions.prod(0)),
+                (dist.ReduceOp.MIN, contributions.amin(0)),
+                (dist.ReduceOp.MAX, contributions.amax(0)),
+            ]
+            if dtype.is_floating_point:
+                ops.append((dist.ReduceOp.AVG, contributions.sum(0) / world))
+            for op, expected in ops:
+                tensor = rank_values(rank, numel, dtype).to(device)
+                dist.all_reduce(tensor, op=op)
+                assert tensor.device == device
+                assert_close(tensor.cpu(), expected.to(dtype), msg=f"{op} {dtype} {numel}")
+
+
+def check_reduce_scatter(rank: int, world: int) -> None:
+    device = torch.device("cuda", rank % torch.cuda.device_count())
+    for dtype in DTYPES:
+        for chunk in SIZES:
+            full = [rank_values(r, chunk * world, dtype) for r in range(world)]
+            expected = torch.stack(full).sum(0)[rank * chunk : (rank + 1) * chunk]
+            output = torch.empty(chunk, dtype=dtype, device=device)
+            dist.reduce_scatter_tensor(output, full[rank].to(device))
+            assert_close(output.cpu(), expected, msg=f"reduce_scatter_tensor {dtype} {chunk}")
+            listed = torch.full((chunk,), -1, dtype=dtype, device=device)
+            dist.reduce_scatter(listed, list(full[rank].to(device).chunk(world)))
+            assert_close(listed.cpu(), expected, msg=f"reduce_scatter {dtype} {chunk}")
+
+
+def check_other_collectives(rank: int, world: int) -> None:
+    device = torch.device("cuda", rank % torch.cuda.device_count())
+    mine = rank_values(rank, 7, torch.float32)
+    everyone = [rank_values(r, 7, torch.float32) for r in range(world)]
+
+    tensor = mine.to(device)
+    dist.broadcast(tensor, src=world - 1)
+    assert_close(tensor.cpu(), everyone[-1])
+
+    gathered = [torch.empty(7, device=device) for _ in range(world)]
+    dist.all_gather(gathered, mine.to(device))
+    assert_close(torch.stack(gathered).cpu(), torch.stack(everyone))
+
+    into = torch.empty(7 * world, device=device)
+    dist.all_gather_into_tensor(into, mine.to(device))
+    assert_close(into.cpu(), torch.cat(everyone))
+
+    tensor = mine.to(device)
+    dist.reduce(tensor, dst=0)
+    if rank == 0:
+        assert_close(tensor.cpu(), torch.stack(everyone).sum(0))
+
+    # all_to_all_single with uneven splits: rank r sends r + 1 elements to each rank.
+    send = torch.full((world * (rank + 1),), float(rank), device=device)
+    received = torch.empty(sum(r + 1 for r in range(world)), device=device)
+    dist.all_to_all_single(received, send, [r + 1 for r in range(world)], [rank + 1] * world)
+    assert_close(received.cpu(), torch.cat([torch.full((r + 1,), float(r)) for r in range(world)]))
+
+    if rank == 0:
+        dist.send(mine.to(device), dst=1)
+    elif rank == 1:
+        tensor = torch.empty(7, device=device)
+        dist.recv(tensor, src=0)
+        assert_close(tensor.cpu(), everyone[0])
+    dist.barrier()
+
+
+def check_stream_order_and_async(rank: int, world: int) -> None:
+    device = torch.device("cuda", rank % torch.cuda.device_count())
+    torch.cuda.set_device(device)
+    side = torch.cuda.Stream()
+    tensor = torch.zeros(1024, device=device)
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(20_000_000)  # the fill below lands well after the call returns
+        tensor.fill_(rank + 1)
+        dist.all_reduce(tensor)  # its host copy must wait for the side stream
+    assert_close(tensor.cpu(), torch.full((1024,), float(sum(range(1, world + 1)))))
+
+    tensor = torch.ones(5, device=device)
+    work = dist.all_reduce(tensor, async_op=True)
+    future = work.get_future()
+    assert work.wait()
+    assert work.is_completed() and work.is_success()
+    assert_close(future.wait()[0].cpu(), torch.full((5,), float(world)))
+    assert_close(tensor.cpu(), torch.full((5,), float(world)))
+
+    output = torch.empty(3, device=device)
+    work = dist.reduce_scatter_tensor(output, torch.ones(3 * world, device=device), async_op=True)
+    work.wait()
+    assert_close(output.cpu(), torch.full((3,), float(world)))
+
+
+def _model() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+
+
+def check_ddp_matches_single_process(rank: int, world: int) -> None:
+    device = torch.device("cuda", rank % torch.cuda.device_count())
+    torch.cuda.set_device(device)
+    generator = torch.Generator().manual_seed(1)
+    batches = [
+        (
+            torch.randn(4 * world, 6, generator=generator),
+            torch.randn(4 * world, 2, generator=generator),
+        )
+        for _ in range(3)
+    ]
+
+    reference = _model()
+    reference_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for inputs, targets in batches:
+        reference_opt.zero_grad()
+        torch.nn.functional.mse_loss(reference(inputs), targets).backward()
+        reference_opt.step()
+
+    ddp = torch.nn.parallel.DistributedDataParallel(_model().to(device), device_ids=[device])
+    ddp_opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    for inputs, targets in batches:
+        mine = slice(4 * rank, 4 * (rank + 1))
+        ddp_opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(ddp(inputs[mine].to(device)), targets[mine].to(device))
+        loss.backward()
+        ddp_opt.step()
+    for got, want in zip(ddp.module.parameters(), reference.parameters(), strict=True):
+        assert_close(got.detach().cpu(), want.detach(), rtol=1e-5, atol=1e-6)
+
+
+def check_backend_is_reported_as_gloo(rank: int, world: int) -> None:
+    # The CUDA device's backend is the staging wrapper; users still see gloo.
+    group = dist.group.WORLD
+    assert dist.get_backend() == "gloo"
+    assert group._get_backend(torch.device("cuda")).name() == "gloo"
+    assert isinstance(group._get_backend(torch.device("cpu")), dist.ProcessGroupGloo)
+
+
+def _worker(
+    rank: int, world: int, init_file: str, checks: list[Callable[[int, int], None]]
+) -> None:
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group(
+        "gloo",
+        init_method=f"file://{init_file}",
+        rank=rank,
+        world_size=world,
+        timeout=datetime.timedelta(seconds=TIMEOUT_S),
+    )
+    try:
+        for check in checks:
+            check(rank, world)
+    finally:
+        dist.destroy_process_group()
+
+
+class GlooWithCudaTensors(unittest.TestCase):
+    def spawn(self, world: int, checks: list[Callable[[int, int], None]]) -> None:
+        with tempfile.TemporaryDirectory(prefix="gloo.") as directory:
+            init_file = os.path.join(directory, "init")
+            mp.spawn(_worker, args=(world, init_file, checks), nprocs=world, join=True)
+
+    def test_two_processes(self) -> None:
+        self.spawn(
+            2,
+            [
+                check_all_reduce,
+                check_reduce_scatter,
+                check_other_collectives,
+                check_stream_order_and_async,
+                check_ddp_matches_single_process,
+            ],
+        )
+
+    def test_four_processes(self) -> None:
+        self.spawn(4, [check_all_reduce, check_reduce_scatter, check_other_collectives])
+
+    def test_backend_is_reported_as_gloo(self) -> None:
+        self.spawn(2, [check_backend_is_reported_as_gloo])
+
+
+if __name__ == "__main__":
+    unittest.main()

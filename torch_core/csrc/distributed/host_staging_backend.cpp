@@ -1,0 +1,256 @@
+#include "torch_core/csrc/distributed/host_staging_backend.h"
+
+#include <cstdint>
+#include <utility>
+
+#include <ATen/ops/cat.h>
+#include <c10/util/Exception.h>
+#include <c10/util/irange.h>
+
+#include "torch_core/csrc/distributed/host_staged_work.h"
+
+namespace torch_core {
+namespace {
+
+c10d::AllreduceOptions allreduce_options(const c10d::ReduceScatterOptions& opts) {
+  c10d::AllreduceOptions allreduce;
+  allreduce.reduceOp = opts.reduceOp;
+  allreduce.timeout = opts.timeout;
+  allreduce.asyncOp = opts.asyncOp;
+  return allreduce;
+}
+
+}  // namespace
+
+HostStagingBackend::HostStagingBackend(c10::intrusive_ptr<c10d::Backend> host_backend)
+    : c10d::Backend(host_backend->getRank(), host_backend->getSize()),
+      host_(std::move(host_backend)) {}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::allreduce(
+    std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) {
+  TORCH_CHECK(!tensors.empty(), "allreduce: requires at least one tensor");
+  if (tensors[0].layout() != at::kStrided) {  // the host backend names what it supports
+    return host_->allreduce(tensors, opts);
+  }
+  std::vector<at::Tensor> host = pinned_host_copies(tensors);
+  auto host_work = host_->allreduce(host, opts);
+  auto copy_back = [tensors, host]() {
+    for (const auto i : c10::irange(tensors.size())) {
+      tensors[i].copy_(host[i]);
+    }
+  };
+  return c10::make_intrusive<HostStagedWork>(std::move(host_work), std::move(copy_back),
+                                             tensors, getRank(), c10d::OpType::ALLREDUCE,
+                                             "host_staging:all_reduce");
+}
+
+// Every reduce_scatter: each pair's input (world size times its output's elements, rank
+// r's share at r * numel) laid end to end in one buffer, reduced by one host allreduce;
+// each output then takes its rank's share.
+static c10::intrusive_ptr<c10d::Work> reduce_scatter_via_allreduce(
+    c10d::Backend& host, const std::vector<at::Tensor>& outputs,
+    const std::vector<at::Tensor>& flat_inputs, const c10d::ReduceScatterOptions& opts,
+    c10d::OpType op_type) {
+  const int64_t rank = host.getRank();
+  const int64_t world = host.getSize();
+  TORCH_CHECK(!outputs.empty() && outputs.size() == flat_inputs.size(),
+              "reduce_scatter: requires as many inputs as outputs, and at least one");
+  std::vector<int64_t> offsets;
+  int64_t offset = 0;
+  for (const auto i : c10::irange(outputs.size())) {
+    TORCH_CHECK(outputs[i].scalar_type() == flat_inputs[0].scalar_type() &&
+                    flat_inputs[i].scalar_type() == flat_inputs[0].scalar_type(),
+                "reduce_scatter: all inputs and outputs must have one dtype, got ",
+                flat_inputs[0].scalar_type(), " and ", outputs[i].scalar_type());
+    TORCH_CHECK(flat_inputs[i].numel() == outputs[i].numel() * world,
+                "reduce_scatter: the input must have world size (", world,
+                ") times the output's elements, got ", flat_inputs[i].numel(), " for ",
+                outputs[i].numel());
+    offsets.push_back(offset);
+    offset += flat_inputs[i].numel();
+  }
+  std::vector<at::Tensor> host_buffer =
+      pinned_host_copies({flat_inputs.size() == 1 ? flat_inputs[0] : at::cat(flat_inputs)});
+  auto host_work = host.allreduce(host_buffer, allreduce_options(opts));
+  auto copy_back = [outputs, offsets, rank, buffer = host_buffer[0]]() {
+    for (const auto i : c10::irange(outputs.size())) {
+      const int64_t numel = outputs[i].numel();
+      outputs[i].copy_(buffer.narrow(0, offsets[i] + rank * numel, numel).view(outputs[i].sizes()));
+    }
+  };
+  return c10::make_intrusive<HostStagedWork>(std::move(host_work), std::move(copy_back),
+                                             outputs, static_cast<int>(rank), op_type,
+                                             "host_staging:reduce_scatter");
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::reduce_scatter(
+    std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+    const c10d::ReduceScatterOptions& opts) {
+  TORCH_CHECK(inputs.size() == outputs.size(),
+              "reduce_scatter: requires one input list per output");
+  std::vector<at::Tensor> flat_inputs;
+  for (const auto i : c10::irange(inputs.size())) {
+    TORCH_CHECK(static_cast<int64_t>(inputs[i].size()) == getSize(),
+                "reduce_scatter: requires one input per rank (", getSize(), "), got ",
+                inputs[i].size());
+    std::vector<at::Tensor> flat;
+    for (const at::Tensor& input : inputs[i]) {
+      TORCH_CHECK(input.numel() == outputs[i].numel(),
+                  "reduce_scatter: each input must have the output's elements");
+      flat.push_back(input.reshape({-1}));
+    }
+    flat_inputs.push_back(at::cat(flat));
+  }
+  return reduce_scatter_via_allreduce(*host_, outputs, flat_inputs, opts,
+                                      c10d::OpType::REDUCE_SCATTER);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::_reduce_scatter_base(
+    at::Tensor& output, at::Tensor& input, const c10d::ReduceScatterOptions& opts) {
+  return reduce_scatter_via_allreduce(*host_, {output}, {input.reshape({-1})}, opts,
+                                      c10d::OpType::_REDUCE_SCATTER_BASE);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::reduce_scatter_tensor_coalesced(
+    std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+    const c10d::ReduceScatterOptions& opts) {
+  std::vector<at::Tensor> flat_inputs;
+  for (const at::Tensor& input : inputs) {
+    flat_inputs.push_back(input.reshape({-1}));
+  }
+  return reduce_scatter_via_allreduce(*host_, outputs, flat_inputs, opts,
+                                      c10d::OpType::REDUCE_SCATTER_TENSOR_COALESCED);
+}
+
+const std::string HostStagingBackend::getBackendName() const { return host_->getBackendName(); }
+
+c10::intrusive_ptr<c10d::Backend::Options> HostStagingBackend::getBackendOptions() {
+  return host_->getBackendOptions();
+}
+
+void HostStagingBackend::setTimeout(std::chrono::milliseconds timeout) {
+  host_->setTimeout(timeout);
+}
+
+void HostStagingBackend::startCoalescing() { host_->startCoalescing(); }
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::endCoalescing() {
+  return host_->endCoalescing();
+}
+
+bool HostStagingBackend::supportsCoalescing() const { return host_->supportsCoalescing(); }
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::broadcast(
+    std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) {
+  return host_->broadcast(tensors, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::allreduce_sparse(
+    std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) {
+  return host_->allreduce_sparse(tensors, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::allreduce_coalesced(
+    std::vector<at::Tensor>& tensors, const c10d::AllreduceCoalescedOptions& opts) {
+  return host_->allreduce_coalesced(tensors, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::reduce(std::vector<at::Tensor>& tensors,
+                                                          const c10d::ReduceOptions& opts) {
+  return host_->reduce(tensors, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::allgather(
+    std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+    const c10d::AllgatherOptions& opts) {
+  return host_->allgather(outputs, inputs, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::_allgather_base(
+    at::Tensor& output, at::Tensor& input, const c10d::AllgatherOptions& opts) {
+  return host_->_allgather_base(output, input, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::allgather_coalesced(
+    std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+    const c10d::AllgatherOptions& opts) {
+  return host_->allgather_coalesced(outputs, inputs, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::allgather_into_tensor_coalesced(
+    std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+    const c10d::AllgatherOptions& opts) {
+  return host_->allgather_into_tensor_coalesced(outputs, inputs, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::gather(
+    std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+    const c10d::GatherOptions& opts) {
+  return host_->gather(outputs, inputs, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::scatter(
+    std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+    const c10d::ScatterOptions& opts) {
+  return host_->scatter(outputs, inputs, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::alltoall_base(
+    at::Tensor& output, at::Tensor& input, std::vector<int64_t>& output_split_sizes,
+    std::vector<int64_t>& input_split_sizes, const c10d::AllToAllOptions& opts) {
+  return host_->alltoall_base(output, input, output_split_sizes, input_split_sizes, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::alltoall(std::vector<at::Tensor>& outputs,
+                                                            std::vector<at::Tensor>& inputs,
+                                                            const c10d::AllToAllOptions& opts) {
+  return host_->alltoall(outputs, inputs, opts);
+}
+
+void HostStagingBackend::monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) {
+  host_->monitoredBarrier(opts, wait_all_ranks);
+}
+
+void HostStagingBackend::setSequenceNumberForGroup() { host_->setSequenceNumberForGroup(); }
+
+uint64_t HostStagingBackend::getSequenceNumberForGroup() {
+  return host_->getSequenceNumberForGroup();
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::send(std::vector<at::Tensor>& tensors,
+                                                        int dst_rank, int tag) {
+  return host_->send(tensors, dst_rank, tag);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::recv(std::vector<at::Tensor>& tensors,
+                                                        int src_rank, int tag) {
+  return host_->recv(tensors, src_rank, tag);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::recvAnysource(std::vector<at::Tensor>& tensors,
+                                                                 int tag) {
+  return host_->recvAnysource(tensors, tag);
+}
+
+c10::intrusive_ptr<c10d::Work> HostStagingBackend::barrier(const c10d::BarrierOptions& opts) {
+  return host_->barrier(opts);
+}
+
+void HostStagingBackend::waitForPendingWorks() { host_->waitForPendingWorks(); }
+
+void HostStagingBackend::setGroupUid(const std::string& pg_uid) {
+  c10d::Backend::setGroupUid(pg_uid);
+  host_->setGroupUid(pg_uid);
+}
+
+void HostStagingBackend::eagerConnectSingleDevice(at::Device device) {
+  host_->eagerConnectSingleDevice(device);
+}
+
+c10d::ErrorType HostStagingBackend::getError() { return host_->getError(); }
+
+void HostStagingBackend::abort() { host_->abort(); }
+
+void HostStagingBackend::shutdown() { host_->shutdown(); }
+
+}  // namespace torch_core
