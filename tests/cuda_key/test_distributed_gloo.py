@@ -3,8 +3,9 @@
 Every collective of CUDA tensors against a reference computed on the CPU from what each
 rank holds (several dtypes, sizes that do not divide evenly), allreduce of a tensor
 written on a side stream (the host copy must wait for it), async work and futures, and
-DDP training matching single-process training on the concatenated batch. allreduce and
-reduce_scatter crashed with SIGSEGV before torch_patches/gloo_device_staging.py.
+DDP and FSDP2 (fully_shard) training matching single-process training on the
+concatenated batch. allreduce and reduce_scatter crashed with SIGSEGV before
+torch_patches/gloo_device_staging.py.
 """
 
 from __future__ import annotations
@@ -131,11 +132,12 @@ def _model() -> torch.nn.Module:
     return torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
 
 
-def check_ddp_matches_single_process(rank: int, world: int) -> None:
-    device = torch.device("cuda", rank % torch.cuda.device_count())
-    torch.cuda.set_device(device)
+Batches = list[tuple[torch.Tensor, torch.Tensor]]
+
+
+def _batches(world: int) -> Batches:
     generator = torch.Generator().manual_seed(1)
-    batches = [
+    return [
         (
             torch.randn(4 * world, 6, generator=generator),
             torch.randn(4 * world, 2, generator=generator),
@@ -143,23 +145,50 @@ def check_ddp_matches_single_process(rank: int, world: int) -> None:
         for _ in range(3)
     ]
 
-    reference = _model()
-    reference_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
-    for inputs, targets in batches:
-        reference_opt.zero_grad()
-        torch.nn.functional.mse_loss(reference(inputs), targets).backward()
-        reference_opt.step()
 
-    ddp = torch.nn.parallel.DistributedDataParallel(_model().to(device), device_ids=[device])
-    ddp_opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+def _train(model: torch.nn.Module, batches: Batches, rank: int | None = None) -> None:
+    """SGD over `batches`; with `rank`, over that rank's quarter-batch on its device."""
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for inputs, targets in batches:
-        mine = slice(4 * rank, 4 * (rank + 1))
-        ddp_opt.zero_grad()
-        loss = torch.nn.functional.mse_loss(ddp(inputs[mine].to(device)), targets[mine].to(device))
-        loss.backward()
-        ddp_opt.step()
+        if rank is not None:
+            mine, device = slice(4 * rank, 4 * (rank + 1)), torch.cuda.current_device()
+            inputs, targets = inputs[mine].to(device), targets[mine].to(device)
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(inputs), targets).backward()
+        optimizer.step()
+
+
+def _single_process_reference(world: int) -> torch.nn.Module:
+    reference = _model()
+    _train(reference, _batches(world))
+    return reference
+
+
+def check_ddp_matches_single_process(rank: int, world: int) -> None:
+    device = torch.device("cuda", rank % torch.cuda.device_count())
+    torch.cuda.set_device(device)
+    ddp = torch.nn.parallel.DistributedDataParallel(_model().to(device), device_ids=[device])
+    _train(ddp, _batches(world), rank)
+    reference = _single_process_reference(world)
     for got, want in zip(ddp.module.parameters(), reference.parameters(), strict=True):
         assert_close(got.detach().cpu(), want.detach(), rtol=1e-5, atol=1e-6)
+
+
+def check_fsdp2_matches_single_process(rank: int, world: int) -> None:
+    from torch.distributed.fsdp import fully_shard
+
+    device = torch.device("cuda", rank % torch.cuda.device_count())
+    torch.cuda.set_device(device)
+    model = _model().to(device)
+    for layer in model:
+        if isinstance(layer, torch.nn.Linear):
+            fully_shard(layer)
+    fully_shard(model)
+    _train(model, _batches(world), rank)
+    reference = _single_process_reference(world)
+    for got, want in zip(model.parameters(), reference.parameters(), strict=True):
+        assert got.device == device  # each rank holds its shard on its device
+        assert_close(got.full_tensor().cpu(), want.detach(), rtol=1e-5, atol=1e-6)
 
 
 def check_backend_is_reported_as_gloo(rank: int, world: int) -> None:
@@ -203,6 +232,7 @@ class GlooWithCudaTensors(unittest.TestCase):
                 check_other_collectives,
                 check_stream_order_and_async,
                 check_ddp_matches_single_process,
+                check_fsdp2_matches_single_process,
             ],
         )
 
