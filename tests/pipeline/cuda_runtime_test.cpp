@@ -112,6 +112,14 @@ void check_device(torch_cuda::CudaRuntime& runtime, int device) {
   check(runtime.query_event(written), "the waited-for event is complete" + on);
   check(std::all_of(pinned, pinned + bytes, [](unsigned char v) { return v == 0x5a; }),
         "stream_wait_event orders the consumer after the producer" + on);
+  // A host function on the consumer sees the copy before it (cudaLaunchHostFunc).
+  struct Seen { const unsigned char* pinned; bool copied = false; } seen{pinned};
+  runtime.launch_host_func(consumer, [](void* data) {
+    auto* s = static_cast<Seen*>(data);
+    s->copied = s->pinned[0] == 0x5a;
+  }, &seen);
+  runtime.synchronize_stream(consumer);
+  check(seen.copied, "launch_host_func runs after the stream's earlier work" + on);
   runtime.synchronize_event(end);
   const float ms = runtime.elapsed_ms(start, end);
   check(ms > 0.0f && ms < 10000.0f, "elapsed_ms of 20 copies is positive and sane" + on);

@@ -344,6 +344,26 @@ void test_concurrent_streams_and_events() {
 
 }  // namespace
 
+// A host function runs only after the stream's earlier work, and later work waits for it.
+void test_host_func_is_stream_ordered() {
+  SimulatedRuntime runtime(small_config());
+  StreamHandle stream = runtime.create_stream(0, 0);
+  int* pinned = static_cast<int*>(runtime.allocate_host_pinned(sizeof(int)));
+  *pinned = 0;
+  Gate gate;
+  gate.hold(runtime, stream);
+  runtime.launch_host_func(stream, [](void* data) { ++*static_cast<int*>(data); }, pinned);
+  runtime.enqueue(stream, [pinned] { *pinned *= 10; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK_TRUE(*pinned == 0);  // held behind the gate
+  gate.open();
+  runtime.synchronize_stream(stream);
+  CHECK_TRUE(*pinned == 10);  // (0 + 1) * 10: in queue order
+  CHECK_THROWS(runtime.launch_host_func(stream, nullptr, pinned), RuntimeError, "function is null");
+  runtime.destroy_stream(stream);
+  runtime.free_host_pinned(pinned);
+}
+
 int main() {
   cc_check::run("same_stream_is_ordered", test_same_stream_is_ordered);
   cc_check::run("two_streams_need_an_event", test_two_streams_need_an_event);
@@ -353,5 +373,6 @@ int main() {
   cc_check::run("worker_errors_surface", test_worker_errors_surface);
   cc_check::run("stream_lifecycle_and_priorities", test_stream_lifecycle_and_priorities);
   cc_check::run("concurrent_streams_and_events", test_concurrent_streams_and_events);
+  cc_check::run("host_func_is_stream_ordered", test_host_func_is_stream_ordered);
   return cc_check::summary();
 }

@@ -53,6 +53,10 @@ StreamPriorityRange LazyRuntime::stream_priority_range() const { return runtime(
 bool LazyRuntime::query_stream(StreamHandle stream) { return runtime().query_stream(stream); }
 void LazyRuntime::synchronize_stream(StreamHandle stream) { runtime().synchronize_stream(stream); }
 
+void LazyRuntime::launch_host_func(StreamHandle stream, void (*fn)(void*), void* data) {
+  runtime().launch_host_func(stream, fn, data);
+}
+
 EventHandle LazyRuntime::create_event(int device, bool enable_timing) {
   return runtime().create_event(device, enable_timing);
 }

@@ -54,6 +54,7 @@ class LazyRuntime final : public DeviceRuntime {
   StreamPriorityRange stream_priority_range() const override;
   bool query_stream(StreamHandle stream) override;
   void synchronize_stream(StreamHandle stream) override;
+  void launch_host_func(StreamHandle stream, void (*fn)(void*), void* data) override;
 
   EventHandle create_event(int device, bool enable_timing) override;
   void destroy_event(EventHandle event) override;

@@ -97,6 +97,10 @@ class DeviceRuntime {
   // True when all work queued on `stream` has completed.
   virtual bool query_stream(StreamHandle stream) = 0;
   virtual void synchronize_stream(StreamHandle stream) = 0;
+  // Calls fn(data) on a host thread once the work queued on `stream` so far has
+  // completed; later work on `stream` waits for it (cudaLaunchHostFunc). `fn` must not
+  // call the runtime.
+  virtual void launch_host_func(StreamHandle stream, void (*fn)(void*), void* data) = 0;
 
   // --- Events --------------------------------------------------------------------
   virtual EventHandle create_event(int device, bool enable_timing) = 0;

@@ -256,6 +256,13 @@ void SimulatedRuntime::synchronize_stream(StreamHandle stream) {
   }
 }
 
+void SimulatedRuntime::launch_host_func(StreamHandle stream, void (*fn)(void*), void* data) {
+  check_not_forked("launch_host_func");
+  const StreamPtr target = stream_for(stream, "launch_host_func", StreamUse::kQueueOrWait);
+  if (fn == nullptr) throw RuntimeError("launch_host_func: the function is null");
+  target->enqueue([fn, data] { fn(data); });
+}
+
 void SimulatedRuntime::enqueue(StreamHandle stream, std::function<void()> work) {
   check_not_forked("enqueue");
   const StreamPtr target = stream_for(stream, "enqueue", StreamUse::kLaunch);

@@ -259,6 +259,10 @@ void CudaRuntime::synchronize_stream(StreamHandle stream) {
   TORCH_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
 }
 
+void CudaRuntime::launch_host_func(StreamHandle stream, void (*fn)(void*), void* data) {
+  TORCH_CUDA_CHECK(cudaLaunchHostFunc(as_stream(stream), fn, data));
+}
+
 // --- Events ----------------------------------------------------------------------------
 
 EventHandle CudaRuntime::create_event(int device, bool enable_timing) {

@@ -46,6 +46,7 @@ class CudaRuntime final : public torch_core::DeviceRuntime {
   torch_core::StreamPriorityRange stream_priority_range() const override;
   bool query_stream(torch_core::StreamHandle stream) override;
   void synchronize_stream(torch_core::StreamHandle stream) override;
+  void launch_host_func(torch_core::StreamHandle stream, void (*fn)(void*), void* data) override;
 
   // --- Events --------------------------------------------------------------------
   torch_core::EventHandle create_event(int device, bool enable_timing) override;
