@@ -480,10 +480,12 @@ torch_cuda_tunable_headers = [
 # torch_python_cuda: the _CUDAC extension module's init, shared by both variants.
 torch_python_cuda_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/cudac_module.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.cpp",
 ]
 
 torch_python_cuda_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h",
 ]
@@ -506,6 +508,7 @@ torch_cuda_python_sources = [
     "third_device/torch_cuda/torch_cuda/torch_c/device.py",
     "third_device/torch_cuda/torch_cuda/torch_c/memory.py",
     "third_device/torch_cuda/torch_cuda/torch_c/names.py",
+    "third_device/torch_cuda/torch_cuda/torch_c/nvtx.py",
     "third_device/torch_cuda/torch_cuda/torch_c/stream_event.py",
     "third_device/torch_cuda/torch_cuda/torch_c/tunable.py",
     "third_device/torch_cuda/torch_cuda/torch_c/unsupported.py",

@@ -3,6 +3,7 @@
 - @torch: the stock CPU-only torch wheel (torch_cpu) with its import-time deps.
 - @cuda: the CUDA 13.5 toolkit assembled from NVIDIA's PyPI wheels.
 - @cuda_cublas: cuBLAS/cuBLASLt, separate so its 444 MB are fetched only when linked.
+- @cuda_nvtx: NVTX3 (header-only), what torch.cuda.nvtx calls.
 - @torch_testing: what torch.testing._internal (OpInfo) needs beyond @torch, for tests.
 - @codegen_python: what the torch wheel's torchgen needs beyond @torch (PyYAML), for codegen.
 - @local_python: the host interpreter's headers, for extension modules.
@@ -47,6 +48,11 @@ def _hermetic_deps_impl(module_ctx):
         name = "cuda_cublas",
         build_file = "//toolchains/cuda:BUILD.cublas.bazel",
         packages = ["nvidia-cublas"],
+    )
+    pinned_wheels(
+        name = "cuda_nvtx",
+        build_file = "//toolchains/cuda:BUILD.nvtx.bazel",
+        packages = ["nvidia-nvtx"],
     )
     pinned_wheels(
         name = "torch_testing",

@@ -10,6 +10,7 @@ owner and the path it names; check_report.py turns a non-empty report into a fai
 _HERMETIC_REPOS = [
     Label("@cuda//:nvcc").workspace_name,
     Label("@cuda_cublas//:cublas").workspace_name,
+    Label("@cuda_nvtx//:nvtx3").workspace_name,
 ]
 
 # File names of CUDA toolkit parts, wherever they appear.

@@ -16,13 +16,22 @@ from typing import Any
 def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
     """The names, made over torch._C's Stream/Event bases and the _CUDAC module C."""
     # Imported here: the package imports no torch (the coverage tool reads it without).
-    from torch_cuda.torch_c import comm, device, memory, stream_event, tunable, unsupported
+    from torch_cuda.torch_c import (
+        comm,
+        device,
+        memory,
+        nvtx,
+        stream_event,
+        tunable,
+        unsupported,
+    )
 
     names: dict[str, Any] = {}
     for part in (
         comm.NAMES,
         device.build(C),
         memory.build(C),
+        nvtx.build(C),
         stream_event.build(torch_C, C),
         tunable.build(C),
         unsupported.build(torch_C),

@@ -8,6 +8,7 @@ from __future__ import annotations
 # name -> what provides it (for the coverage table).
 PROVIDED: dict[str, str] = {
     "_cuda_getDeviceCount": "_CUDAC._device_count (runtime device count, 0 without devices)",
+    "_nvtx": "_CUDAC._nvtx (NVTX3: ranges, marks, device ranges on a stream)",
     "_cuda_init": (
         "_CUDAC._init + default_generators / _get_device_properties (as THCPModule_initExtension)"
     ),

@@ -16,6 +16,7 @@
 
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h"
 #include "toolchains/cuda/build_info/cuda_build_info.h"
@@ -92,6 +93,7 @@ PYBIND11_MODULE(_CUDAC, m) {
   }, py::arg("start_event_id"), py::arg("end_event_id"), py::arg("device"));
 
   torch_core::bind_distributed(m, c10::DeviceType::CUDA);  // see torch_patches/gloo_device_staging.py
+  torch_cuda::bind_nvtx(m, *b);
   torch_cuda::bind_variant(m);
   torch_cuda::bind_tunable(m);
 }
