@@ -94,6 +94,7 @@ torch_core_host_allocator_sources = [
 # device guard, caching device allocator adapter, pinned host allocator, Philox generator,
 # PrivateUse1 hooks), generic over the device type.
 torch_core_device_headers = [
+    "torch_core/csrc/device/accelerator_errors.h",
     "torch_core/csrc/device/backend.h",
     "torch_core/csrc/device/backend_hooks.h",
     "torch_core/csrc/device/cpu_fallback_state.h",
@@ -102,7 +103,6 @@ torch_core_device_headers = [
     "torch_core/csrc/device/device_guard.h",
     "torch_core/csrc/device/gpu_trace.h",
     "torch_core/csrc/device/host_allocator.h",
-    "torch_core/csrc/device/invalid_device.h",
     "torch_core/csrc/device/lazy_runtime.h",
     "torch_core/csrc/device/philox_generator.h",
     "torch_core/csrc/device/privateuse1_hooks.h",
@@ -113,11 +113,11 @@ torch_core_device_headers = [
 ]
 
 torch_core_device_sources = [
+    "torch_core/csrc/device/accelerator_errors.cpp",
     "torch_core/csrc/device/backend.cpp",
     "torch_core/csrc/device/device_allocator.cpp",
     "torch_core/csrc/device/device_guard.cpp",
     "torch_core/csrc/device/host_allocator.cpp",
-    "torch_core/csrc/device/invalid_device.cpp",
     "torch_core/csrc/device/lazy_runtime.cpp",
     "torch_core/csrc/device/philox_generator.cpp",
     "torch_core/csrc/device/privateuse1_hooks.cpp",

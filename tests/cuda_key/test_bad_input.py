@@ -85,8 +85,9 @@ DEVICE_INDEPENDENT_CASES: dict[str, Callable[[str], object]] = {
 }
 
 # Out-of-range indices read on the device: stock's kernels assert there, and the error
-# comes at the next synchronization (a RuntimeError naming the bad index here, which,
-# unlike a GPU's device-side assert, leaves the process usable).
+# comes at the next synchronization as stock's torch.AcceleratorError "CUDA error:
+# device-side assert triggered" (with the bad index here; unlike a GPU's device-side
+# assert, it leaves the process usable).
 DEVICE_SIDE_INDEX_CASES: dict[str, Callable[[], object]] = {
     "index": lambda: _ones(3, d="cuda")[torch.tensor([5], device="cuda")],
     "negative index": lambda: _ones(3, d="cuda")[torch.tensor([-4], device="cuda")],
@@ -139,9 +140,16 @@ class BadInput(unittest.TestCase):
     def test_out_of_range_indices_raise_at_the_next_synchronize(self) -> None:
         for name, call in DEVICE_SIDE_INDEX_CASES.items():
             with self.subTest(case=name):
-                with self.assertRaisesRegex(RuntimeError, "is out of bounds for dimension"):
+                with self.assertRaises(torch.AcceleratorError) as caught:
                     call()
                     torch.cuda.synchronize()
+                message = str(caught.exception)
+                self.assertTrue(
+                    message.startswith("CUDA error: device-side assert triggered ("), message
+                )
+                self.assertIn("is out of bounds for dimension", message)
+                self.assertNotIn("Exception raised from", message)  # no C++ backtrace
+                self.assertEqual(caught.exception.error_code, 710)  # cudaErrorAssert
                 self.assertEqual((_ones(2, d="cuda") + 1).sum().item(), 4.0)
 
     def test_rng_state_misuse(self) -> None:

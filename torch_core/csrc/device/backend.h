@@ -72,7 +72,7 @@ class Backend {
   // ("CUDA initialization: ..."), so is_available() is not quietly False.
   int device_count() noexcept;
   // `device` checked against device_count() (torch.AcceleratorError "invalid device
-  // ordinal" naming the valid range, invalid_device.h); -1 is the current device.
+  // ordinal" naming the valid range, accelerator_errors.h); -1 is the current device.
   c10::DeviceIndex checked_index(c10::DeviceIndex device);
   c10::DeviceIndex current_device();
 

@@ -5,7 +5,7 @@
 #include <c10/util/Exception.h>
 
 #include "torch_core/csrc/device/gpu_trace.h"
-#include "torch_core/csrc/device/invalid_device.h"
+#include "torch_core/csrc/device/accelerator_errors.h"
 #include "torch_core/csrc/device/runtime_call.h"
 #include "torch_core/csrc/runtime/current_device_scope.h"
 

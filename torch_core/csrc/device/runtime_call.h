@@ -8,14 +8,15 @@
 #include <c10/core/DeviceType.h>
 #include <c10/util/Exception.h>
 
-#include "torch_core/csrc/device/invalid_device.h"
+#include "torch_core/csrc/device/accelerator_errors.h"
 #include "torch_core/csrc/runtime/allocator_errors.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
 
 // Runs f(): out of memory becomes torch.OutOfMemoryError, a device index the runtime does
-// not have torch.AcceleratorError "invalid device ordinal", any other runtime failure a
+// not have torch.AcceleratorError "invalid device ordinal", failed stream work
+// torch.AcceleratorError "device-side assert triggered", any other runtime failure a
 // RuntimeError; each with the runtime's message.
 template <typename F>
 auto runtime_call(c10::DeviceType device_type, F&& f) -> decltype(f()) {
@@ -25,6 +26,8 @@ auto runtime_call(c10::DeviceType device_type, F&& f) -> decltype(f()) {
     TORCH_CHECK_WITH(OutOfMemoryError, false, e.what());
   } catch (const std::out_of_range& e) {
     throw_invalid_device(device_type, e.what());
+  } catch (const DeviceWorkError& e) {
+    throw_device_assert(device_type, e.what());
   } catch (const RuntimeError& e) {
     TORCH_CHECK(false, e.what());
   }

@@ -7,7 +7,7 @@
 #include <c10/util/Exception.h>
 
 #include "torch_core/csrc/device/gpu_trace.h"
-#include "torch_core/csrc/device/invalid_device.h"
+#include "torch_core/csrc/device/accelerator_errors.h"
 
 namespace torch_core {
 

@@ -55,6 +55,13 @@ class RuntimeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Work queued on a stream failed: a kernel's device-side assertion in CUDA
+// (cudaErrorAssert), reported by the next synchronisation.
+class DeviceWorkError : public RuntimeError {
+ public:
+  using RuntimeError::RuntimeError;
+};
+
 class DeviceRuntime {
  public:
   virtual ~DeviceRuntime() = default;

@@ -133,7 +133,7 @@ void SimulatedRuntime::synchronize_device(int device) {
     if (error.empty()) error = std::move(orphaned);
   }
   if (!error.empty()) {
-    throw RuntimeError("synchronize_device: work queued on simulated device " +
+    throw DeviceWorkError("synchronize_device: work queued on simulated device " +
                        std::to_string(device) + " failed: " + error);
   }
 }
@@ -251,7 +251,7 @@ void SimulatedRuntime::synchronize_stream(StreamHandle stream) {
   target->wait(target->last_position());
   const std::string error = target->take_error();
   if (!error.empty()) {
-    throw RuntimeError("synchronize_stream: work queued on a stream of simulated device " +
+    throw DeviceWorkError("synchronize_stream: work queued on a stream of simulated device " +
                        std::to_string(target->device()) + " failed: " + error);
   }
 }

@@ -23,7 +23,16 @@ SimulatedRuntime& runtime(c10::DeviceType device_type) {
 
 void enqueue(c10::DeviceType device_type, StreamHandle stream, std::function<void()> work) {
   SimulatedRuntime& sim = runtime(device_type);
-  runtime_call(device_type, [&] { sim.enqueue(stream, std::move(work)); });
+  // A kernel's TORCH_CHECK fails on the stream's worker and is reported at the next
+  // synchronisation (a device-side assert): its message, not c10's C++ backtrace.
+  auto kernel = [work = std::move(work)] {
+    try {
+      work();
+    } catch (const c10::Error& error) {
+      throw RuntimeError(error.what_without_backtrace());
+    }
+  };
+  runtime_call(device_type, [&] { sim.enqueue(stream, std::move(kernel)); });
 }
 
 }  // namespace torch_core::simulated_device

@@ -1,0 +1,20 @@
+#include "torch_core/csrc/device/accelerator_errors.h"
+
+#include <c10/util/Exception.h>
+
+namespace torch_core {
+
+void throw_invalid_device(c10::DeviceType device_type, const std::string& detail) {
+  throw c10::AcceleratorError({__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, kInvalidDeviceErrorCode,
+                              c10::DeviceTypeName(device_type) + " error: invalid device ordinal (" + detail + ")");
+}
+
+void throw_device_assert(c10::DeviceType device_type, const std::string& detail) {
+  throw c10::AcceleratorError({__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, kDeviceAssertErrorCode,
+                              c10::DeviceTypeName(device_type) + " error: device-side assert triggered (" +
+                                  detail +
+                                  ")\nKernel errors are reported asynchronously, at a later API call, so the "
+                                  "stacktrace below might be incorrect.");
+}
+
+}  // namespace torch_core
