@@ -11,8 +11,10 @@ torch_patches/gloo_device_staging.py.
 from __future__ import annotations
 
 import datetime
+import faulthandler
 import os
 import tempfile
+import time
 import unittest
 from collections.abc import Callable
 
@@ -199,9 +201,29 @@ def check_backend_is_reported_as_gloo(rank: int, world: int) -> None:
     assert isinstance(group._get_backend(torch.device("cpu")), dist.ProcessGroupGloo)
 
 
+def check_dead_peer_fails_within_the_timeout(rank: int, world: int) -> None:
+    """The last rank dies before an all_reduce; the others' all_reduce raises, never hangs."""
+    device = torch.device("cuda", rank % torch.cuda.device_count())
+    dist.barrier()
+    if rank == world - 1:
+        os._exit(0)  # no cleanup, as a crashed process
+    started = time.monotonic()
+    try:
+        dist.all_reduce(torch.ones(4, device=device), async_op=True).wait(
+            datetime.timedelta(seconds=5)
+        )
+    except RuntimeError as error:
+        print(f"rank {rank}: {error}", flush=True)
+        assert time.monotonic() - started < TIMEOUT_S / 2, "the error came only at the timeout"
+    else:
+        raise AssertionError("all_reduce with a dead peer returned")
+    os._exit(0)  # the group is broken: leave without destroying it, as the peer did
+
+
 def _worker(
     rank: int, world: int, init_file: str, checks: list[Callable[[int, int], None]]
 ) -> None:
+    faulthandler.enable()  # a rank that crashes says where
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"
     dist.init_process_group(
         "gloo",
@@ -213,8 +235,20 @@ def _worker(
     try:
         for check in checks:
             check(rank, world)
+        _all_ranks_done(world)
     finally:
         dist.destroy_process_group()
+
+
+def _all_ranks_done(world: int) -> None:
+    """Waits, through the store, until every rank has returned from its last collective: a
+    rank that closed its gloo sockets while a peer still read from them would reset them."""
+    store = dist.distributed_c10d._get_default_store()
+    store.add("checks_done", 1)
+    deadline = time.monotonic() + TIMEOUT_S
+    while store.add("checks_done", 0) < world:
+        assert time.monotonic() < deadline, "another rank did not finish its checks"
+        time.sleep(0.01)
 
 
 class GlooWithCudaTensors(unittest.TestCase):
@@ -238,6 +272,9 @@ class GlooWithCudaTensors(unittest.TestCase):
 
     def test_four_processes(self) -> None:
         self.spawn(4, [check_all_reduce, check_reduce_scatter, check_other_collectives])
+
+    def test_dead_peer(self) -> None:
+        self.spawn(2, [check_dead_peer_fails_within_the_timeout])
 
     def test_backend_is_reported_as_gloo(self) -> None:
         self.spawn(2, [check_backend_is_reported_as_gloo])

@@ -5,7 +5,9 @@ What: when a process group registers gloo's backend for the CUDA device (what
     ``_CUDAC._host_staging_backend(gloo)`` instead, under BackendType.CUSTOM (a
     ProcessGroup keeps one backend per type): allreduce and reduce_scatter of CUDA tensors
     run on pinned host copies (torch_core/csrc/distributed/host_staging_backend.h), as
-    stock's CUDA build of gloo does; every other collective goes to gloo unchanged.
+    stock's CUDA build of gloo does, and so do send and recv (gloo's touch the tensor's
+    memory from their own thread, outside stream order); every other collective goes to
+    gloo unchanged (it stages CUDA tensors itself).
 Why: the CPU wheel's ProcessGroupGloo looks its CUDA allreduce up in
     GlooAllreduceRegistry, which only libtorch_cuda fills: a CUDA allreduce, and every
     reduce_scatter (built on allreduce), enqueue a null work and kill the process with

@@ -7,10 +7,12 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
 #include <ATen/core/ivalue.h>
+#include <c10/core/Stream.h>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
 namespace torch_core {
@@ -34,6 +36,34 @@ class HostStagedWork final : public c10d::Work {
   std::vector<at::Tensor> results_;
   c10::intrusive_ptr<c10::ivalue::Future> future_;
 };
+
+// Send and receive staged through host memory: gloo's point-to-point work has no future,
+// so a receive's copy back runs in wait(), on the streams current at the call. Holds the
+// host tensors until the host work is done.
+class HostStagedP2PWork final : public c10d::Work {
+ public:
+  HostStagedP2PWork(c10::intrusive_ptr<c10d::Work> host_work, std::vector<at::Tensor> host,
+                    std::vector<at::Tensor> device_results, int rank, c10d::OpType op_type);
+
+  bool isCompleted() override;
+  bool isSuccess() const override;
+  std::exception_ptr exception() const override;
+  int sourceRank() const override;
+  std::vector<at::Tensor> result() override;
+  bool wait(std::chrono::milliseconds timeout) override;
+  void abort() override;
+
+ private:
+  c10::intrusive_ptr<c10d::Work> host_work_;
+  std::vector<at::Tensor> host_;
+  std::vector<at::Tensor> device_results_;  // empty for a send
+  std::vector<c10::Stream> streams_;
+  std::mutex copy_mutex_;
+  bool copied_ = false;
+};
+
+// The current streams of the devices `tensors` are on, one per device.
+std::vector<c10::Stream> current_streams(const std::vector<at::Tensor>& tensors);
 
 // Pinned host tensors with the sizes, strides (when dense) and values of `tensors`. Each
 // copy waits for the work queued on its tensor's current stream.

@@ -217,19 +217,32 @@ uint64_t HostStagingBackend::getSequenceNumberForGroup() {
   return host_->getSequenceNumberForGroup();
 }
 
+// gloo's send and receive read and write the tensor's memory from its own thread, outside
+// any stream order: staged, a send reads what the caller's stream wrote, and a receive's
+// result lands on the caller's stream.
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::send(std::vector<at::Tensor>& tensors,
                                                         int dst_rank, int tag) {
-  return host_->send(tensors, dst_rank, tag);
+  std::vector<at::Tensor> host = pinned_host_copies(tensors);
+  auto host_work = host_->send(host, dst_rank, tag);
+  return c10::make_intrusive<HostStagedP2PWork>(std::move(host_work), std::move(host),
+                                                std::vector<at::Tensor>{}, getRank(),
+                                                c10d::OpType::SEND);
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::recv(std::vector<at::Tensor>& tensors,
                                                         int src_rank, int tag) {
-  return host_->recv(tensors, src_rank, tag);
+  std::vector<at::Tensor> host = pinned_host_copies(tensors);
+  auto host_work = host_->recv(host, src_rank, tag);
+  return c10::make_intrusive<HostStagedP2PWork>(std::move(host_work), std::move(host), tensors,
+                                                getRank(), c10d::OpType::RECV);
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::recvAnysource(std::vector<at::Tensor>& tensors,
                                                                  int tag) {
-  return host_->recvAnysource(tensors, tag);
+  std::vector<at::Tensor> host = pinned_host_copies(tensors);
+  auto host_work = host_->recvAnysource(host, tag);
+  return c10::make_intrusive<HostStagedP2PWork>(std::move(host_work), std::move(host), tensors,
+                                                getRank(), c10d::OpType::RECVANYSOURCE);
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::barrier(const c10d::BarrierOptions& opts) {

@@ -2,7 +2,8 @@
 // CPU wheel finds its allreduce for device tensors in a registry that only libtorch_cuda
 // fills (a null work, then a crash). HostStagingBackend wraps such a backend for one
 // device type: allreduce and reduce_scatter (which gloo builds on allreduce) run on pinned
-// host copies, as stock's CUDA build of gloo does, and every other call is forwarded.
+// host copies, as stock's CUDA build of gloo does, so do send and receive, and every other
+// call is forwarded (gloo stages those itself, on streams of its own).
 #pragma once
 
 #include <string>
@@ -18,7 +19,8 @@ class HostStagingBackend final : public c10d::Backend {
 
   const c10::intrusive_ptr<c10d::Backend>& host_backend() const { return host_; }
 
-  // Staged through host memory.
+  // Staged through host memory (send and receive too: gloo's read and write the tensor
+  // from its own thread, outside stream order).
   c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
                                            const c10d::AllreduceOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> reduce_scatter(
@@ -29,6 +31,12 @@ class HostStagingBackend final : public c10d::Backend {
   c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(
       std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
       const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank,
+                                      int tag) override;
+  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank,
+                                      int tag) override;
+  c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors,
+                                               int tag) override;
 
   // Forwarded: the host backend serves device tensors for these itself.
   const std::string getBackendName() const override;
@@ -72,12 +80,6 @@ class HostStagingBackend final : public c10d::Backend {
   void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
   void setSequenceNumberForGroup() override;
   uint64_t getSequenceNumberForGroup() override;
-  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank,
-                                      int tag) override;
-  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank,
-                                      int tag) override;
-  c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors,
-                                               int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
   void waitForPendingWorks() override;
   void setGroupUid(const std::string& pg_uid) override;
