@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from types import ModuleType
+
 # The pinned stock wheel (MODULE.bazel / the lock file): the CPU-only torch torch_cuda
 # is compiled against. Its C++ ABI and the Python internals the entries touch are this
 # version's; another one is refused before the backend library is loaded.
@@ -32,3 +35,9 @@ def probe(entry: str, ok: bool, what: str, found: str) -> None:
             f"(expected {what}; found {found}; the entry was written for torch "
             f"{PINNED_TORCH_VERSION}). Re-check the entry against this torch."
         )
+
+
+def torch_source(torch_C: ModuleType, *path: str) -> str:
+    """The text of torch's own Python file torch/<path>, for an entry's probe."""
+    with open(os.path.join(os.path.dirname(torch_C.__file__), *path), encoding="utf-8") as f:
+        return f.read()

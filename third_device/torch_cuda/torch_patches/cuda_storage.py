@@ -21,12 +21,11 @@ Upstream: THPStorage_pynew and THPStorage_resize_ serving any device through its
 
 from __future__ import annotations
 
-import os
 import sys
 from types import ModuleType
 
 from torch_cuda.torch_patches._after_import import run_after_import
-from torch_cuda.torch_patches._pinned import check_torch_version, probe
+from torch_cuda.torch_patches._pinned import check_torch_version, probe, torch_source
 
 NAME = "cuda_storage"
 WHAT = (
@@ -45,9 +44,7 @@ _TO_LINE = "untyped_storage = torch.UntypedStorage(self.size(), device=device)"
 
 def check(torch_version: str | None, torch_C: ModuleType) -> None:
     check_torch_version(torch_version, entry=NAME)
-    path = os.path.join(os.path.dirname(torch_C.__file__), "_utils.py")
-    with open(path, encoding="utf-8") as source:
-        text = source.read()
+    text = torch_source(torch_C, "_utils.py")
     probe(NAME, _TO_LINE in text, f"torch/_utils.py:_to making `{_TO_LINE}`", "another _to")
     probe(
         NAME,

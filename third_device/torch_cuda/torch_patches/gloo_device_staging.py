@@ -18,11 +18,10 @@ Upstream: ProcessGroupGloo staging device tensors through host memory for any de
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
 
 from torch_cuda.torch_patches._after_import import run_after_import
-from torch_cuda.torch_patches._pinned import check_torch_version, probe
+from torch_cuda.torch_patches._pinned import check_torch_version, probe, torch_source
 
 NAME = "gloo_device_staging"
 WHAT = (
@@ -41,9 +40,7 @@ _REGISTER_LINE = "pg._register_backend(torch.device(device), backend_type, backe
 
 def check(torch_version: str | None, torch_C: ModuleType) -> None:
     check_torch_version(torch_version, entry=NAME)
-    path = os.path.join(os.path.dirname(torch_C.__file__), "distributed", "distributed_c10d.py")
-    with open(path, encoding="utf-8") as source:
-        text = source.read()
+    text = torch_source(torch_C, "distributed", "distributed_c10d.py")
     probe(
         NAME,
         _REGISTER_LINE in text,

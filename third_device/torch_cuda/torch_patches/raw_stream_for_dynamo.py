@@ -12,10 +12,9 @@ Upstream: dynamo's CUDA device interface asking torch.cuda (or the accelerator A
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
 
-from torch_cuda.torch_patches._pinned import check_torch_version, probe
+from torch_cuda.torch_patches._pinned import check_torch_version, probe, torch_source
 
 NAME = "raw_stream_for_dynamo"
 WHAT = "provides torch._C._cuda_getCurrentRawStream"
@@ -25,9 +24,7 @@ UPSTREAM = "torch._dynamo.device_interface reading the raw stream through torch.
 
 def check(torch_version: str | None, torch_C: ModuleType) -> None:
     check_torch_version(torch_version, entry=NAME)
-    path = os.path.join(os.path.dirname(torch_C.__file__), "_dynamo", "device_interface.py")
-    with open(path, encoding="utf-8") as source:
-        text = source.read()
+    text = torch_source(torch_C, "_dynamo", "device_interface.py")
     probe(
         NAME,
         "from torch._C import _cuda_getCurrentRawStream" in text,
