@@ -97,10 +97,15 @@ def check_other_collectives(rank: int, world: int) -> None:
 
     if rank == 0:
         dist.send(mine.to(device), dst=1)
+        dist.isend(mine.to(device) * 2, dst=1).wait()
     elif rank == 1:
         tensor = torch.empty(7, device=device)
         dist.recv(tensor, src=0)
         assert_close(tensor.cpu(), everyone[0])
+        work = dist.irecv(tensor, src=0)
+        work.wait()
+        assert work.is_completed()
+        assert_close(tensor.cpu(), everyone[0] * 2)
     dist.barrier()
 
 

@@ -78,8 +78,9 @@ HostStagedP2PWork::HostStagedP2PWork(c10::intrusive_ptr<c10d::Work> host_work,
       streams_(current_streams(device_results_)) {}
 
 bool HostStagedP2PWork::isCompleted() {
-  std::lock_guard<std::mutex> lock(copy_mutex_);
-  return host_work_->isCompleted() && (copied_ || device_results_.empty());
+  if (!host_work_->isCompleted()) return false;
+  if (host_work_->isSuccess()) copy_back_once();  // a caller may poll instead of waiting
+  return true;
 }
 
 bool HostStagedP2PWork::isSuccess() const { return host_work_->isSuccess(); }
@@ -92,6 +93,11 @@ std::vector<at::Tensor> HostStagedP2PWork::result() { return device_results_; }
 
 bool HostStagedP2PWork::wait(std::chrono::milliseconds timeout) {
   host_work_->wait(timeout);
+  copy_back_once();
+  return true;
+}
+
+void HostStagedP2PWork::copy_back_once() {
   std::lock_guard<std::mutex> lock(copy_mutex_);
   if (!copied_) {
     const c10::MultiStreamGuard on_callers_streams(streams_);
@@ -100,7 +106,6 @@ bool HostStagedP2PWork::wait(std::chrono::milliseconds timeout) {
     }
     copied_ = true;
   }
-  return true;
 }
 
 void HostStagedP2PWork::abort() { host_work_->abort(); }

@@ -38,8 +38,8 @@ class HostStagedWork final : public c10d::Work {
 };
 
 // Send and receive staged through host memory: gloo's point-to-point work has no future,
-// so a receive's copy back runs in wait(), on the streams current at the call. Holds the
-// host tensors until the host work is done.
+// so a receive's copy back runs in the first wait() or is_completed() that finds the host
+// work done, on the streams current at the call. Holds the host tensors until then.
 class HostStagedP2PWork final : public c10d::Work {
  public:
   HostStagedP2PWork(c10::intrusive_ptr<c10d::Work> host_work, std::vector<at::Tensor> host,
@@ -54,6 +54,8 @@ class HostStagedP2PWork final : public c10d::Work {
   void abort() override;
 
  private:
+  void copy_back_once();
+
   c10::intrusive_ptr<c10d::Work> host_work_;
   std::vector<at::Tensor> host_;
   std::vector<at::Tensor> device_results_;  // empty for a send
