@@ -26,7 +26,8 @@ from torch_cuda.torch_patches._pinned import check_torch_version, probe, torch_s
 NAME = "gloo_device_staging"
 WHAT = (
     "ProcessGroup._register_backend wraps gloo's backend for the CUDA device in "
-    "_CUDAC's host-staging backend (allreduce, reduce_scatter via pinned host copies)"
+    "_CUDAC's host-staging backend (allreduce, reduce_scatter, send/recv via pinned host "
+    "copies)"
 )
 WHY = (
     "the CPU wheel's gloo finds its CUDA allreduce in a registry only libtorch_cuda fills: "
