@@ -28,13 +28,18 @@ DTYPES = (torch.float32, torch.float64, torch.int64, torch.bfloat16)
 SIZES = (1, 7, 13)  # 7 and 13 split unevenly over 2 and 4 ranks
 
 
+def _device(rank: int) -> torch.device:
+    """The rank's CUDA device (ranks share the simulated devices round-robin)."""
+    return torch.device("cuda", rank % torch.cuda.device_count())
+
+
 def rank_values(rank: int, numel: int, dtype: torch.dtype) -> torch.Tensor:
     """What rank `rank` contributes: small integers, exact in every dtype."""
     return (torch.arange(numel) % 5 + rank + 1).to(dtype)
 
 
 def check_all_reduce(rank: int, world: int) -> None:
-    device = torch.device("cuda", rank % torch.cuda.device_count())
+    device = _device(rank)
     for dtype in DTYPES:
         for numel in SIZES:
             contributions = torch.stack([rank_values(r, numel, dtype) for r in range(world)])
@@ -54,7 +59,7 @@ def check_all_reduce(rank: int, world: int) -> None:
 
 
 def check_reduce_scatter(rank: int, world: int) -> None:
-    device = torch.device("cuda", rank % torch.cuda.device_count())
+    device = _device(rank)
     for dtype in DTYPES:
         for chunk in SIZES:
             full = [rank_values(r, chunk * world, dtype) for r in range(world)]
@@ -68,7 +73,7 @@ def check_reduce_scatter(rank: int, world: int) -> None:
 
 
 def check_other_collectives(rank: int, world: int) -> None:
-    device = torch.device("cuda", rank % torch.cuda.device_count())
+    device = _device(rank)
     mine = rank_values(rank, 7, torch.float32)
     everyone = [rank_values(r, 7, torch.float32) for r in range(world)]
 
@@ -110,7 +115,7 @@ def check_other_collectives(rank: int, world: int) -> None:
 
 
 def check_stream_order_and_async(rank: int, world: int) -> None:
-    device = torch.device("cuda", rank % torch.cuda.device_count())
+    device = _device(rank)
     torch.cuda.set_device(device)
     side = torch.cuda.Stream()
     tensor = torch.zeros(1024, device=device)
@@ -172,7 +177,7 @@ def _single_process_reference(world: int) -> torch.nn.Module:
 
 
 def check_ddp_matches_single_process(rank: int, world: int) -> None:
-    device = torch.device("cuda", rank % torch.cuda.device_count())
+    device = _device(rank)
     torch.cuda.set_device(device)
     ddp = torch.nn.parallel.DistributedDataParallel(_model().to(device), device_ids=[device])
     _train(ddp, _batches(world), rank)
@@ -184,7 +189,7 @@ def check_ddp_matches_single_process(rank: int, world: int) -> None:
 def check_fsdp2_matches_single_process(rank: int, world: int) -> None:
     from torch.distributed.fsdp import fully_shard
 
-    device = torch.device("cuda", rank % torch.cuda.device_count())
+    device = _device(rank)
     torch.cuda.set_device(device)
     model = _model().to(device)
     for layer in model:
@@ -208,7 +213,7 @@ def check_backend_is_reported_as_gloo(rank: int, world: int) -> None:
 
 def check_dead_peer_fails_within_the_timeout(rank: int, world: int) -> None:
     """The last rank dies before an all_reduce; the others' all_reduce raises, never hangs."""
-    device = torch.device("cuda", rank % torch.cuda.device_count())
+    device = _device(rank)
     dist.barrier()
     if rank == world - 1:
         os._exit(0)  # no cleanup, as a crashed process

@@ -18,8 +18,8 @@ void bind_distributed(pybind11::module_& m, c10::DeviceType device_type) {
         return c10::make_intrusive<HostStagingBackend>(std::move(host_backend));
       },
       pybind11::arg("host_backend"),
-      "host_backend (a c10d Backend such as ProcessGroupGloo) for device tensors: allreduce "
-      "and reduce_scatter run on pinned host copies, everything else is forwarded.");
+      "host_backend (a c10d Backend such as ProcessGroupGloo) for device tensors: allreduce, "
+      "reduce_scatter, send and recv run on pinned host copies, everything else is forwarded.");
 }
 
 }  // namespace torch_core

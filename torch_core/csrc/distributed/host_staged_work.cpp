@@ -14,11 +14,12 @@
 namespace torch_core {
 
 HostStagedWork::HostStagedWork(c10::intrusive_ptr<c10d::Work> host_work,
-                               std::function<void()> copy_back, std::vector<at::Tensor> results,
-                               int rank, c10d::OpType op_type, const char* profiling_title)
+                               std::vector<at::Tensor> host_results,
+                               std::vector<at::Tensor> device_results, int rank,
+                               c10d::OpType op_type, const char* profiling_title)
     : c10d::Work(rank, op_type, profiling_title),
       host_work_(std::move(host_work)),
-      results_(std::move(results)),
+      results_(std::move(device_results)),
       future_(c10::make_intrusive<c10::ivalue::Future>(
           c10::ListType::create(c10::TensorType::get()))) {
   // The copy back runs on the streams current at the call, after the work queued there:
@@ -27,15 +28,14 @@ HostStagedWork::HostStagedWork(c10::intrusive_ptr<c10d::Work> host_work,
   std::vector<c10::Stream> streams = current_streams(results_);
   // Runs on the host backend's thread when its collective finishes (or here, when it has).
   host_work_->getFuture()->addCallback(
-      [future = future_, copy_back = std::move(copy_back), streams = std::move(streams),
+      [future = future_, host = std::move(host_results), streams = std::move(streams),
        results = results_](c10::ivalue::Future& host_done) {
         if (host_done.hasError()) {
           future->setError(host_done.exception_ptr());
           return;
         }
         try {
-          const c10::MultiStreamGuard on_callers_streams(streams);
-          copy_back();
+          copy_to_device(results, host, streams);
         } catch (...) {
           future->setError(std::current_exception());
           return;
@@ -100,15 +100,20 @@ bool HostStagedP2PWork::wait(std::chrono::milliseconds timeout) {
 void HostStagedP2PWork::copy_back_once() {
   std::lock_guard<std::mutex> lock(copy_mutex_);
   if (!copied_) {
-    const c10::MultiStreamGuard on_callers_streams(streams_);
-    for (const auto i : c10::irange(device_results_.size())) {
-      device_results_[i].copy_(host_[i]);
-    }
+    copy_to_device(device_results_, host_, streams_);
     copied_ = true;
   }
 }
 
 void HostStagedP2PWork::abort() { host_work_->abort(); }
+
+void copy_to_device(const std::vector<at::Tensor>& device, const std::vector<at::Tensor>& host,
+                    const std::vector<c10::Stream>& streams) {
+  const c10::MultiStreamGuard on_callers_streams(streams);
+  for (const auto i : c10::irange(device.size())) {
+    device[i].copy_(host[i]);
+  }
+}
 
 std::vector<c10::Stream> current_streams(const std::vector<at::Tensor>& tensors) {
   std::vector<c10::Stream> streams;
@@ -123,16 +128,22 @@ std::vector<c10::Stream> current_streams(const std::vector<at::Tensor>& tensors)
   return streams;
 }
 
-std::vector<at::Tensor> pinned_host_copies(const std::vector<at::Tensor>& tensors) {
-  std::vector<at::Tensor> copies;
-  copies.reserve(tensors.size());
+std::vector<at::Tensor> pinned_host_like(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> host;
+  host.reserve(tensors.size());
   for (const at::Tensor& tensor : tensors) {
     const auto options = tensor.options().device(at::kCPU).pinned_memory(true);
-    at::Tensor copy = tensor.is_non_overlapping_and_dense()
-                          ? at::empty_strided(tensor.sizes(), tensor.strides(), options)
-                          : at::empty(tensor.sizes(), options);
-    copy.copy_(tensor);
-    copies.push_back(std::move(copy));
+    host.push_back(tensor.is_non_overlapping_and_dense()
+                       ? at::empty_strided(tensor.sizes(), tensor.strides(), options)
+                       : at::empty(tensor.sizes(), options));
+  }
+  return host;
+}
+
+std::vector<at::Tensor> pinned_host_copies(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> copies = pinned_host_like(tensors);
+  for (const auto i : c10::irange(tensors.size())) {
+    copies[i].copy_(tensors[i]);
   }
   return copies;
 }

@@ -1,12 +1,11 @@
 // The work of a collective that a host backend runs on pinned host copies of device
-// tensors: it completes once the host collective has and `copy_back` has moved the
-// results into the device tensors, so wait(), is_completed() and get_future() (what DDP's
-// reducer chains on) see the device results.
+// tensors: it completes once the host collective has and each host result has been copied
+// into its device tensor, so wait(), is_completed() and get_future() (what DDP's reducer
+// chains on) see the device results.
 #pragma once
 
 #include <chrono>
 #include <exception>
-#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -19,8 +18,9 @@ namespace torch_core {
 
 class HostStagedWork final : public c10d::Work {
  public:
-  HostStagedWork(c10::intrusive_ptr<c10d::Work> host_work, std::function<void()> copy_back,
-                 std::vector<at::Tensor> results, int rank, c10d::OpType op_type,
+  // host_results[i] (pinned, written by host_work) is copied into device_results[i].
+  HostStagedWork(c10::intrusive_ptr<c10d::Work> host_work, std::vector<at::Tensor> host_results,
+                 std::vector<at::Tensor> device_results, int rank, c10d::OpType op_type,
                  const char* profiling_title);
 
   bool isCompleted() override;
@@ -64,11 +64,18 @@ class HostStagedP2PWork final : public c10d::Work {
   bool copied_ = false;
 };
 
+// device[i].copy_(host[i]) for every i, on `streams` (the streams current at the call).
+void copy_to_device(const std::vector<at::Tensor>& device, const std::vector<at::Tensor>& host,
+                    const std::vector<c10::Stream>& streams);
+
 // The current streams of the devices `tensors` are on, one per device.
 std::vector<c10::Stream> current_streams(const std::vector<at::Tensor>& tensors);
 
-// Pinned host tensors with the sizes, strides (when dense) and values of `tensors`. Each
-// copy waits for the work queued on its tensor's current stream.
+// Pinned host tensors with the sizes and (when dense) strides of `tensors`, uninitialised.
+std::vector<at::Tensor> pinned_host_like(const std::vector<at::Tensor>& tensors);
+
+// pinned_host_like(tensors) holding their values. Each copy waits for the work queued on
+// its tensor's current stream.
 std::vector<at::Tensor> pinned_host_copies(const std::vector<at::Tensor>& tensors);
 
 }  // namespace torch_core

@@ -34,13 +34,8 @@ c10::intrusive_ptr<c10d::Work> HostStagingBackend::allreduce(
   }
   std::vector<at::Tensor> host = pinned_host_copies(tensors);
   auto host_work = host_->allreduce(host, opts);
-  auto copy_back = [tensors, host]() {
-    for (const auto i : c10::irange(tensors.size())) {
-      tensors[i].copy_(host[i]);
-    }
-  };
-  return c10::make_intrusive<HostStagedWork>(std::move(host_work), std::move(copy_back),
-                                             tensors, getRank(), c10d::OpType::ALLREDUCE,
+  return c10::make_intrusive<HostStagedWork>(std::move(host_work), std::move(host), tensors,
+                                             getRank(), c10d::OpType::ALLREDUCE,
                                              "host_staging:all_reduce");
 }
 
@@ -55,7 +50,7 @@ static c10::intrusive_ptr<c10d::Work> reduce_scatter_via_allreduce(
   const int64_t world = host.getSize();
   TORCH_CHECK(!outputs.empty() && outputs.size() == flat_inputs.size(),
               "reduce_scatter: requires as many inputs as outputs, and at least one");
-  std::vector<int64_t> offsets;
+  std::vector<int64_t> offsets;  // of each pair's input in the buffer
   int64_t offset = 0;
   for (const auto i : c10::irange(outputs.size())) {
     TORCH_CHECK(outputs[i].scalar_type() == flat_inputs[0].scalar_type() &&
@@ -72,14 +67,14 @@ static c10::intrusive_ptr<c10d::Work> reduce_scatter_via_allreduce(
   std::vector<at::Tensor> host_buffer =
       pinned_host_copies({flat_inputs.size() == 1 ? flat_inputs[0] : at::cat(flat_inputs)});
   auto host_work = host.allreduce(host_buffer, allreduce_options(opts));
-  auto copy_back = [outputs, offsets, rank, buffer = host_buffer[0]]() {
-    for (const auto i : c10::irange(outputs.size())) {
-      const int64_t numel = outputs[i].numel();
-      outputs[i].copy_(buffer.narrow(0, offsets[i] + rank * numel, numel).view(outputs[i].sizes()));
-    }
-  };
-  return c10::make_intrusive<HostStagedWork>(std::move(host_work), std::move(copy_back),
-                                             outputs, static_cast<int>(rank), op_type,
+  std::vector<at::Tensor> shares;  // this rank's share of each reduced input
+  for (const auto i : c10::irange(outputs.size())) {
+    const int64_t numel = outputs[i].numel();
+    shares.push_back(
+        host_buffer[0].narrow(0, offsets[i] + rank * numel, numel).view(outputs[i].sizes()));
+  }
+  return c10::make_intrusive<HostStagedWork>(std::move(host_work), std::move(shares), outputs,
+                                             static_cast<int>(rank), op_type,
                                              "host_staging:reduce_scatter");
 }
 
@@ -231,7 +226,7 @@ c10::intrusive_ptr<c10d::Work> HostStagingBackend::send(std::vector<at::Tensor>&
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::recv(std::vector<at::Tensor>& tensors,
                                                         int src_rank, int tag) {
-  std::vector<at::Tensor> host = pinned_host_copies(tensors);
+  std::vector<at::Tensor> host = pinned_host_like(tensors);
   auto host_work = host_->recv(host, src_rank, tag);
   return c10::make_intrusive<HostStagedP2PWork>(std::move(host_work), std::move(host), tensors,
                                                 getRank(), c10d::OpType::RECV);
@@ -239,7 +234,7 @@ c10::intrusive_ptr<c10d::Work> HostStagingBackend::recv(std::vector<at::Tensor>&
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::recvAnysource(std::vector<at::Tensor>& tensors,
                                                                  int tag) {
-  std::vector<at::Tensor> host = pinned_host_copies(tensors);
+  std::vector<at::Tensor> host = pinned_host_like(tensors);
   auto host_work = host_->recvAnysource(host, tag);
   return c10::make_intrusive<HostStagedP2PWork>(std::move(host_work), std::move(host), tensors,
                                                 getRank(), c10d::OpType::RECVANYSOURCE);
