@@ -394,6 +394,15 @@ torch_cuda_smoke_kernel_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/elementwise_add.h",
 ]
 
+# torch.cuda._sleep's kernel: spins a number of GPU clock cycles on a stream.
+torch_cuda_spin_kernel_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/spin.cu",
+]
+
+torch_cuda_spin_kernel_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/spin.h",
+]
+
 torch_cuda_device_smoke_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/device_smoke.cpp",
 ]

@@ -110,6 +110,7 @@ BACKENDS = [
             "//third_device/torch_cuda/torch_cuda/csrc:real_pybinding",
             "//third_device/torch_cuda/torch_cuda/csrc:real_variant",
             "//third_device/torch_cuda/torch_cuda/csrc:source_files",
+            "//third_device/torch_cuda/torch_cuda/csrc:spin_kernel",
             "//third_device/torch_cuda/torch_cuda/csrc:tunable",
             "//third_device/torch_cuda/simulated:_CUDAC",
             "//third_device/torch_cuda/simulated:_CUDAC.so",

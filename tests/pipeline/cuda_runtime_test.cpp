@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/device_smoke.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/spin.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_runtime.h"
 
 namespace {
@@ -127,6 +128,17 @@ void check_device(torch_cuda::CudaRuntime& runtime, int device) {
         "elapsed_ms with a timing-disabled event throws");
   std::printf("device %d (%s, sm_%d%d): 20 x %zu MiB device copies took %.3f ms\n", device,
               props.name.c_str(), props.major, props.minor, bytes >> 20, ms);
+
+  // The spin kernel (torch.cuda._sleep) keeps a stream busy: 1e8 cycles are 50 ms at 2 GHz,
+  // and no GPU clocks above 10 GHz.
+  runtime.record_event(start, producer);
+  torch_cuda::launch_spin(100'000'000, static_cast<cudaStream_t>(producer));
+  runtime.record_event(end, producer);
+  check(!runtime.query_stream(producer), "a stream is busy while the spin kernel runs" + on);
+  runtime.synchronize_event(end);
+  const float spun_ms = runtime.elapsed_ms(start, end);
+  check(spun_ms > 10.0f, "1e8 cycles of the spin kernel take over 10 ms" + on);
+  std::printf("device %d: 1e8 cycles of the spin kernel took %.1f ms\n", device, spun_ms);
 
   check(throws<torch_core::RuntimeError>([&] { runtime.destroy_stream(runtime.default_stream(device)); }),
         "destroy_stream(default) throws");

@@ -58,7 +58,7 @@ PROVIDED: dict[str, str] = {
     "_cuda_clearCublasWorkspaces": "no-op (cuBLAS workspaces are kept for the process)",
     "_cuda_get_cudnn_benchmark_limit": "a stored limit (no cuDNN)",
     "_cuda_set_cudnn_benchmark_limit": "stores the limit",
-    "_cuda_sleep": "_CUDAC._sleep (simulated variant only: a timed work item)",
+    "_cuda_sleep": "_CUDAC._spin (a spin kernel), simulated variant: _CUDAC._sleep",
     "_cuda_getStreamFromExternal": "_CUDAC._external_stream (a stream made outside torch)",
     # Outside the 93 (torch.nn.parallel.comm reads them, not torch/cuda): stock's comm.cpp.
     "_broadcast": "torch_cuda.torch_c.comm.broadcast (device-to-device copies)",

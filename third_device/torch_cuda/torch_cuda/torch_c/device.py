@@ -172,7 +172,9 @@ def build(C: ModuleType) -> Names:
     def _cuda_ipc_collect() -> None:
         return None
 
-    if hasattr(C, "_sleep"):
+    if hasattr(C, "_spin"):  # the real variant: a kernel that spins on the GPU
+        names["_cuda_sleep"] = C._spin
+    elif hasattr(C, "_sleep"):  # the simulated one: a timed work item
 
         @names.export
         def _cuda_sleep(cycles: int) -> None:

@@ -1,12 +1,14 @@
-// _CUDAC's real-variant functions: cudart queries made directly (no backend), and the
-// elementwise kernel's round trip through a GPU.
+// _CUDAC's real-variant functions: cudart queries made directly (no backend), the
+// elementwise kernel's round trip through a GPU, and torch.cuda._sleep's spin kernel.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/device_smoke.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/spin.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_runtime.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h"
+#include "torch_core/csrc/device/backend.h"
 #include "torch_core/csrc/device/python_bindings.h"
 
 namespace py = pybind11;
@@ -16,6 +18,13 @@ namespace torch_cuda {
 namespace {
 
 py::dict device_properties(int device) { return torch_core::properties_dict(CudaRuntime().properties(device)); }
+
+// torch._C._cuda_sleep: spins `cycles` GPU clock cycles on the current stream.
+void spin_on_current_stream(std::int64_t cycles) {
+  torch_core::Backend& backend = torch_core::Backend::get(c10::DeviceType::CUDA);
+  const torch_core::StreamHandle stream = backend.streams().current_handle(backend.current_device());
+  launch_spin(cycles, static_cast<cudaStream_t>(stream));
+}
 
 }  // namespace
 
@@ -28,6 +37,8 @@ void bind_variant(py::module_& m) {
   m.def("get_device_properties", &device_properties, py::arg("device"));
   m.def("device_add_round_trip", &device_add_round_trip, py::arg("device"), py::arg("n"),
         "Runs the elementwise add kernel on `device`; returns the max abs error vs. the host.");
+  m.def("_spin", &spin_on_current_stream, py::arg("cycles"),
+        "Queues a kernel that spins `cycles` GPU clock cycles on the current stream.");
 }
 
 }  // namespace torch_cuda
