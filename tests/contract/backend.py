@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
+import sys
 import unittest
 
 import torch
@@ -48,6 +50,20 @@ def slow_work(milliseconds: float) -> None:
         mod._sleep(milliseconds)
     else:  # torch.cuda._sleep spins for a number of GPU cycles (~1 GHz or more)
         mod._sleep(int(milliseconds * 2_000_000))
+
+
+# A GPU's device-side assert leaves its context unusable for the rest of the process (every
+# later call fails); simulated devices stay usable. Tests that trigger one run it in a child.
+STICKY_DEVICE_ERRORS = PACKAGE == "torch_cuda" and backend.build_info().variant != "simulated"
+
+
+def run_in_child(code: str) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter with the backend loaded as here (`backend`
+    importable, its names in scope); returns the finished process, stderr included."""
+    script = "from backend import *\nimport torch\n" + code
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
 
 
 def requires_devices(count: int):

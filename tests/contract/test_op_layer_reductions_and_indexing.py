@@ -4,7 +4,7 @@ operators on its kernel engine, natively, agreeing with the CPU (see test_op_lay
 from __future__ import annotations
 
 import torch
-from backend import DEVICE, main
+from backend import DEVICE, STICKY_DEVICE_ERRORS, main, run_in_child
 from op_layer_case import FLOATING, INTEGRAL, OpLayerCase, sample, tolerance
 
 
@@ -138,8 +138,16 @@ class ReductionsAndIndexing(OpLayerCase):
         self.check(lambda t, i: t.scatter(0, i, t[:1] * 10), x, torch.tensor([[0, 1, 2, 0]]))
         self.check(lambda t, i: torch.gather(t, 0, i), torch.tensor(3.0), torch.tensor(0))
         self.check(lambda t, i: torch.gather(t, 0, i), x, torch.tensor([[1]], dtype=torch.int32))
-        # An index out of range (negative ones too) fails, at the next synchronisation.
+        # An index out of range (negative ones too) fails, at the next synchronisation: on
+        # a GPU, as in stock CUDA torch, with a device-side assert that ends the process's use
+        # of the device, so there in a child process.
         for bad in (5, -1):
+            if STICKY_DEVICE_ERRORS:
+                child = run_in_child(f"torch.gather(torch.randn(3, 4, device=DEVICE), 0, "
+                                     f"torch.tensor([[{bad}]], device=DEVICE)).cpu()")
+                self.assertNotEqual(child.returncode, 0)
+                self.assertIn("device-side assert triggered", child.stderr)
+                continue
             with self.assertRaisesRegex(RuntimeError, f"index {bad} is out of bounds"):
                 torch.gather(x.to(DEVICE), 0, torch.tensor([[bad]], device=DEVICE)).cpu()
 

@@ -240,15 +240,17 @@ class NativeOps(unittest.TestCase):
 
     def test_tf32_setting_reaches_the_plan(self) -> None:
         # allow_tf32 makes the plan ask for TF32 inputs (10 mantissa bits): the simulated
-        # executor rounds as the tensor cores would.
-        a = torch.tensor([[1.0 + 2.0**-20]])
-        b = torch.tensor([[1.0]])
+        # executor rounds as the tensor cores would. TF32 is a permission, not an order:
+        # cuBLAS uses plain FP32 for tiny products, so the product is big enough for tensor
+        # cores. 1 + 2**-12 rounds to 1 in TF32; every partial sum is exact in FP32.
+        a = torch.full((64, 256), 1.0 + 2.0**-12)
+        b = torch.ones(256, 64)
         try:
             torch.backends.cuda.matmul.allow_tf32 = True
-            self.assertEqual((a.cuda() @ b.cuda()).item(), 1.0)
+            self.assertEqual((a.cuda() @ b.cuda()).unique().tolist(), [256.0])
         finally:
             torch.backends.cuda.matmul.allow_tf32 = False
-        self.assertEqual((a.cuda() @ b.cuda()).item(), 1.0 + 2.0**-20)
+        self.assertEqual((a.cuda() @ b.cuda()).unique().tolist(), [256.0 + 2.0**-4])
 
 if __name__ == "__main__":
     unittest.main()
