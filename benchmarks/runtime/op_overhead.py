@@ -1,4 +1,4 @@
-"""Per-op host overhead of a simulated device against stock CPU torch, in the same run.
+"""Per-op host overhead of a device against stock CPU torch, in the same run.
 
 For native ops of the op layer (add, sin, sum: stock ATen's operators on torch_core's
 kernel engine) and one that still reaches the CPU fallback (igamma), on small tensors
@@ -12,8 +12,10 @@ Each figure is the median over --runs batches (after a warm-up batch) of the bat
 divided by the calls in it (timeit-style; the batch size is picked so a batch takes about
 --batch-ms on the CPU side).
 
---device sim (torch_sim, PrivateUse1) or cuda (the simulated variant of torch_cuda on the
-CUDA key, activated explicitly: torch_cuda is imported before torch).
+--device sim (torch_sim, PrivateUse1) or cuda (torch_cuda on the CUDA key, its simulated
+variant under Bazel, the real one where an installed wheel's _CUDAC is; activated
+explicitly: torch_cuda is imported before torch). Where torch_cuda is not importable (stock
+CUDA torch on a GPU machine), --device cuda times stock's own CUDA key, the baseline.
 
 Usage: bazel run //benchmarks/runtime:op_overhead -- --device cuda [--runs 7 --batch-ms 50]
 """
@@ -65,12 +67,18 @@ def main() -> None:
     # small machine torch's pool competing with it makes the figures swing wildly.
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     args = parser.parse_args()
-    backend = importlib.import_module(PACKAGES[args.device])  # before torch, for torch_cuda
+    try:
+        backend = importlib.import_module(PACKAGES[args.device])  # before torch, for torch_cuda
+    except ImportError:
+        if args.device != "cuda":
+            raise
+        backend = None  # stock CUDA torch
     import torch
 
     torch.set_num_threads(args.threads)
     device = getattr(torch, args.device)
-    backend.set_fallback_policy("allow")
+    if backend is not None:
+        backend.set_fallback_policy("allow")
     ops: list[tuple[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]] = [
         ("add", lambda a, b: torch.add(a, b)),
         ("sin", lambda a, b: torch.sin(a)),
@@ -92,9 +100,13 @@ def main() -> None:
             da, db = a.to(args.device), b.to(args.device)
             cpu_fn = functools.partial(op, a, b)
             dev_fn = functools.partial(op, da, db)
-            backend.reset_fallback_counts()
-            torch.testing.assert_close(dev_fn().cpu(), cpu_fn())
-            path = "fallback" if backend.fallback_counts() else "native"
+            if backend is None:
+                torch.testing.assert_close(dev_fn().cpu(), cpu_fn())
+                path = "stock"
+            else:
+                backend.reset_fallback_counts()
+                torch.testing.assert_close(dev_fn().cpu(), cpu_fn())
+                path = "fallback" if backend.fallback_counts() else "native"
             calls = calls_for(cpu_fn, args.batch_ms)
             # Fewer calls on the device when the op is much slower there, so a batch stays
             # short; the per-call median is comparable all the same.
@@ -112,8 +124,8 @@ def main() -> None:
               f"| {on_dev / cpu:.1f}x |")
     print(f"\nmedian of {args.runs} batches per figure after a warm-up batch; float32; "
           f"torch {torch.__version__}, {torch.get_num_threads()} intra-op threads; "
-          f"{args.device}: {PACKAGES[args.device]}'s simulated device (host memory, a worker "
-          "thread per stream)")
+          f"{args.device}: {PACKAGES[args.device] if backend else 'stock'} on "
+          f"{device.get_device_name()}")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 """One training step of the GPT-2-shaped decoder (examples/training/training_models.py) on
-stock CPU torch and on the CUDA key of the simulated torch_cuda, in the same run: the
-median over --runs calls of gpt_step(steps=1), which builds the model, optimizer, scaler
-and batch from a fixed seed and trains one step (the build is a small part of it), after a
-warm-up call; the ratio; and the CPU-fallback calls per step on the CUDA key (0 means
-every operator ran on the kernel engine).
+stock CPU torch and on the CUDA key, in the same run: the median over --runs calls of
+gpt_step(steps=1), which builds the model, optimizer, scaler and batch from a fixed seed
+and trains one step (the build is a small part of it), after a warm-up call; the ratio;
+and the CPU-fallback calls per step on the CUDA key (0 means every operator ran on the
+kernel engine).
+
+The CUDA key is torch_cuda's, simulated or real, whichever _CUDAC is importable; where
+torch_cuda is not (stock CUDA torch on a GPU machine), stock's own, for the comparison.
 
 Usage: bazel run -c opt //benchmarks/runtime:training_step [-- --runs 5]
 """
@@ -17,9 +20,12 @@ import time
 
 # torch_cuda is imported before torch (explicit activation of the CUDA key; the models
 # import torch).
-torch_cuda = importlib.import_module("torch_cuda")
-import torch  # noqa: E402
-import training_models  # noqa: E402
+try:
+    torch_cuda = importlib.import_module("torch_cuda")
+except ImportError:  # stock CUDA torch
+    torch_cuda = None
+import torch
+import training_models
 
 
 def step_ms(device: str, runs: int) -> float:
@@ -40,19 +46,24 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    torch_cuda.set_fallback_policy("allow")
+    if torch_cuda is not None:
+        torch_cuda.set_fallback_policy("allow")
     cpu = step_ms("cpu", args.runs)
-    torch_cuda.reset_fallback_counts()
+    if torch_cuda is not None:
+        torch_cuda.reset_fallback_counts()
     cuda = step_ms("cuda", args.runs)
-    fallbacks = sum(torch_cuda.fallback_counts().values()) / (args.runs + 1)
-    print("| model (build + one step) | CPU ms | CUDA key (simulated) ms | ratio "
-          "| fallback calls |")
+    if torch_cuda is None:
+        key, fallbacks = "stock CUDA torch", "n/a"
+    else:
+        key = f"CUDA key ({torch_cuda.build_info().variant})"
+        fallbacks = f"{sum(torch_cuda.fallback_counts().values()) / (args.runs + 1):.0f}"
+    print(f"| model (build + one step) | CPU ms | {key} ms | ratio | fallback calls |")
     print("| --- | ---: | ---: | ---: | ---: |")
     print(f"| GPT-2-shaped decoder, bf16 autocast, AdamW | {cpu:.1f} | {cuda:.1f} "
-          f"| {cuda / cpu:.1f}x | {fallbacks:.0f} |")
+          f"| {cuda / cpu:.1f}x | {fallbacks} |")
+    device = torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU"
     print(f"\nmedian of {args.runs} steps after a warm-up step; torch {torch.__version__}, "
-          f"{torch.get_num_threads()} intra-op threads; the simulated device computes on the "
-          "host, one worker thread per stream")
+          f"{torch.get_num_threads()} intra-op threads; device: {device}")
 
 
 if __name__ == "__main__":
