@@ -5,7 +5,8 @@ rank holds (several dtypes, sizes that do not divide evenly), allreduce of a ten
 written on a side stream (the host copy must wait for it), async work and futures, and
 DDP and FSDP2 (fully_shard) training matching single-process training on the
 concatenated batch. allreduce and reduce_scatter crashed with SIGSEGV before
-torch_patches/gloo_device_staging.py.
+torch_patches/gloo_device_staging.py; on a GPU, the FSDP2 check did while gloo ran the
+other collectives on device tensors itself.
 """
 
 from __future__ import annotations
@@ -94,6 +95,15 @@ def check_other_collectives(rank: int, world: int) -> None:
     if rank == 0:
         assert_close(tensor.cpu(), torch.stack(everyone).sum(0))
 
+    gathered = [torch.empty(7, device=device) for _ in range(world)] if rank == 0 else None
+    dist.gather(mine.to(device), gathered, dst=0)
+    if rank == 0:
+        assert_close(torch.stack(gathered).cpu(), torch.stack(everyone))
+
+    piece = torch.empty(7, device=device)
+    dist.scatter(piece, [e.to(device) for e in everyone] if rank == 0 else None, src=0)
+    assert_close(piece.cpu(), everyone[rank])
+
     # all_to_all_single with uneven splits: rank r sends r + 1 elements to each rank.
     send = torch.full((world * (rank + 1),), float(rank), device=device)
     received = torch.empty(sum(r + 1 for r in range(world)), device=device)
@@ -124,6 +134,14 @@ def check_stream_order_and_async(rank: int, world: int) -> None:
         tensor.fill_(rank + 1)
         dist.all_reduce(tensor)  # its host copy must wait for the side stream
     assert_close(tensor.cpu(), torch.full((1024,), float(sum(range(1, world + 1)))))
+
+    # So does every other collective's (all_gather here).
+    source, gathered = torch.zeros(4, device=device), torch.empty(4 * world, device=device)
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(20_000_000)
+        source.fill_(rank + 1)
+        dist.all_gather_into_tensor(gathered, source)
+    assert_close(gathered.cpu(), torch.arange(1.0, world + 1).repeat_interleave(4))
 
     tensor = torch.ones(5, device=device)
     work = dist.all_reduce(tensor, async_op=True)

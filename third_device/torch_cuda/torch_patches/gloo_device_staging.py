@@ -3,15 +3,16 @@
 What: when a process group registers gloo's backend for the CUDA device (what
     ``init_process_group("gloo")`` does for "cpu" and "cuda"), torch_cuda registers
     ``_CUDAC._host_staging_backend(gloo)`` instead, under BackendType.CUSTOM (a
-    ProcessGroup keeps one backend per type): allreduce and reduce_scatter of CUDA tensors
-    run on pinned host copies (torch_core/csrc/distributed/host_staging_backend.h), as
-    stock's CUDA build of gloo does, and so do send and recv (gloo's touch the tensor's
-    memory from their own thread, outside stream order); every other collective goes to
-    gloo unchanged (it stages CUDA tensors itself).
+    ProcessGroup keeps one backend per type): every collective and send/recv of CUDA
+    tensors runs on pinned host copies (torch_core/csrc/distributed/host_staging_backend.h),
+    as stock's CUDA build of gloo does; calls without tensors go to gloo unchanged.
 Why: the CPU wheel's ProcessGroupGloo looks its CUDA allreduce up in
     GlooAllreduceRegistry, which only libtorch_cuda fills: a CUDA allreduce, and every
     reduce_scatter (built on allreduce), enqueue a null work and kill the process with
     SIGSEGV. Registering into that registry needs gloo's headers, which the wheel lacks.
+    Given device tensors, the wheel's gloo reads and writes their memory from its own
+    thread: outside stream order on a simulated device, and on an H200 the FSDP2 step
+    crashed with SIGSEGV while the other collectives went to gloo unstaged.
 Upstream: ProcessGroupGloo staging device tensors through host memory for any device
     type with no registered device allreduce (or at least raising, not crashing).
 """
@@ -26,8 +27,7 @@ from torch_cuda.torch_patches._pinned import check_torch_version, probe, torch_s
 NAME = "gloo_device_staging"
 WHAT = (
     "ProcessGroup._register_backend wraps gloo's backend for the CUDA device in "
-    "_CUDAC's host-staging backend (allreduce, reduce_scatter, send/recv via pinned host "
-    "copies)"
+    "_CUDAC's host-staging backend (every collective and send/recv via pinned host copies)"
 )
 WHY = (
     "the CPU wheel's gloo finds its CUDA allreduce in a registry only libtorch_cuda fills: "

@@ -1,5 +1,6 @@
 #include "torch_core/csrc/distributed/host_staging_backend.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
@@ -11,6 +12,50 @@
 
 namespace torch_core {
 namespace {
+
+// The host backend's `call` on pinned copies of `inputs`, writing pinned buffers like
+// `outputs`; the work then copies those buffers into `outputs` (HostStagedWork).
+template <typename Call>
+c10::intrusive_ptr<c10d::Work> staged(const std::vector<at::Tensor>& inputs,
+                                      const std::vector<at::Tensor>& outputs, int rank,
+                                      c10d::OpType op_type, const char* profiling_title,
+                                      Call call) {
+  std::vector<at::Tensor> host_inputs = pinned_host_copies(inputs);
+  std::vector<at::Tensor> host_outputs = pinned_host_like(outputs);
+  auto host_work = call(host_inputs, host_outputs);
+  return c10::make_intrusive<HostStagedWork>(std::move(host_work), std::move(host_outputs),
+                                             outputs, rank, op_type, profiling_title);
+}
+
+// A collective that works in place (broadcast, reduce, allreduce): `tensors` are its
+// inputs and its outputs.
+template <typename Call>
+c10::intrusive_ptr<c10d::Work> staged_in_place(const std::vector<at::Tensor>& tensors, int rank,
+                                               c10d::OpType op_type, const char* profiling_title,
+                                               Call call) {
+  std::vector<at::Tensor> host = pinned_host_copies(tensors);
+  auto host_work = call(host);
+  return c10::make_intrusive<HostStagedWork>(std::move(host_work), std::move(host), tensors, rank,
+                                             op_type, profiling_title);
+}
+
+std::vector<at::Tensor> flatten(const std::vector<std::vector<at::Tensor>>& nested) {
+  std::vector<at::Tensor> flat;
+  for (const auto& list : nested) flat.insert(flat.end(), list.begin(), list.end());
+  return flat;
+}
+
+// `flat` (flatten(like)'s order) in the lists of `like`.
+std::vector<std::vector<at::Tensor>> nest_like(const std::vector<at::Tensor>& flat,
+                                               const std::vector<std::vector<at::Tensor>>& like) {
+  std::vector<std::vector<at::Tensor>> nested;
+  auto next = flat.begin();
+  for (const auto& list : like) {
+    nested.emplace_back(next, next + static_cast<std::ptrdiff_t>(list.size()));
+    next += static_cast<std::ptrdiff_t>(list.size());
+  }
+  return nested;
+}
 
 c10d::AllreduceOptions allreduce_options(const c10d::ReduceScatterOptions& opts) {
   c10d::AllreduceOptions allreduce;
@@ -32,11 +77,8 @@ c10::intrusive_ptr<c10d::Work> HostStagingBackend::allreduce(
   if (tensors[0].layout() != at::kStrided) {  // the host backend names what it supports
     return host_->allreduce(tensors, opts);
   }
-  std::vector<at::Tensor> host = pinned_host_copies(tensors);
-  auto host_work = host_->allreduce(host, opts);
-  return c10::make_intrusive<HostStagedWork>(std::move(host_work), std::move(host), tensors,
-                                             getRank(), c10d::OpType::ALLREDUCE,
-                                             "host_staging:all_reduce");
+  return staged_in_place(tensors, getRank(), c10d::OpType::ALLREDUCE, "host_staging:all_reduce",
+                         [&](std::vector<at::Tensor>& host) { return host_->allreduce(host, opts); });
 }
 
 // Every reduce_scatter: each pair's input (world size times its output's elements, rank
@@ -137,7 +179,8 @@ bool HostStagingBackend::supportsCoalescing() const { return host_->supportsCoal
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::broadcast(
     std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) {
-  return host_->broadcast(tensors, opts);
+  return staged_in_place(tensors, getRank(), c10d::OpType::BROADCAST, "host_staging:broadcast",
+                         [&](std::vector<at::Tensor>& host) { return host_->broadcast(host, opts); });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::allreduce_sparse(
@@ -147,59 +190,98 @@ c10::intrusive_ptr<c10d::Work> HostStagingBackend::allreduce_sparse(
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::allreduce_coalesced(
     std::vector<at::Tensor>& tensors, const c10d::AllreduceCoalescedOptions& opts) {
-  return host_->allreduce_coalesced(tensors, opts);
+  return staged_in_place(tensors, getRank(), c10d::OpType::ALLREDUCE_COALESCED,
+                         "host_staging:all_reduce_coalesced", [&](std::vector<at::Tensor>& host) {
+                           return host_->allreduce_coalesced(host, opts);
+                         });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::reduce(std::vector<at::Tensor>& tensors,
                                                           const c10d::ReduceOptions& opts) {
-  return host_->reduce(tensors, opts);
+  return staged_in_place(tensors, getRank(), c10d::OpType::REDUCE, "host_staging:reduce",
+                         [&](std::vector<at::Tensor>& host) { return host_->reduce(host, opts); });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::allgather(
     std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
     const c10d::AllgatherOptions& opts) {
-  return host_->allgather(outputs, inputs, opts);
+  return staged(inputs, flatten(outputs), getRank(), c10d::OpType::ALLGATHER,
+                "host_staging:all_gather",
+                [&](std::vector<at::Tensor>& host_inputs, std::vector<at::Tensor>& host_outputs) {
+                  auto nested = nest_like(host_outputs, outputs);
+                  return host_->allgather(nested, host_inputs, opts);
+                });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::_allgather_base(
     at::Tensor& output, at::Tensor& input, const c10d::AllgatherOptions& opts) {
-  return host_->_allgather_base(output, input, opts);
+  return staged({input}, {output}, getRank(), c10d::OpType::_ALLGATHER_BASE,
+                "host_staging:_all_gather_base",
+                [&](std::vector<at::Tensor>& host_inputs, std::vector<at::Tensor>& host_outputs) {
+                  return host_->_allgather_base(host_outputs[0], host_inputs[0], opts);
+                });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::allgather_coalesced(
     std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
     const c10d::AllgatherOptions& opts) {
-  return host_->allgather_coalesced(outputs, inputs, opts);
+  return staged(inputs, flatten(outputs), getRank(), c10d::OpType::ALLGATHER_COALESCED,
+                "host_staging:all_gather_coalesced",
+                [&](std::vector<at::Tensor>& host_inputs, std::vector<at::Tensor>& host_outputs) {
+                  auto nested = nest_like(host_outputs, outputs);
+                  return host_->allgather_coalesced(nested, host_inputs, opts);
+                });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::allgather_into_tensor_coalesced(
     std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
     const c10d::AllgatherOptions& opts) {
-  return host_->allgather_into_tensor_coalesced(outputs, inputs, opts);
+  return staged(inputs, outputs, getRank(), c10d::OpType::COALESCED,
+                "host_staging:all_gather_into_tensor_coalesced",
+                [&](std::vector<at::Tensor>& host_inputs, std::vector<at::Tensor>& host_outputs) {
+                  return host_->allgather_into_tensor_coalesced(host_outputs, host_inputs, opts);
+                });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::gather(
     std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
     const c10d::GatherOptions& opts) {
-  return host_->gather(outputs, inputs, opts);
+  return staged(inputs, flatten(outputs), getRank(), c10d::OpType::GATHER, "host_staging:gather",
+                [&](std::vector<at::Tensor>& host_inputs, std::vector<at::Tensor>& host_outputs) {
+                  auto nested = nest_like(host_outputs, outputs);
+                  return host_->gather(nested, host_inputs, opts);
+                });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::scatter(
     std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
     const c10d::ScatterOptions& opts) {
-  return host_->scatter(outputs, inputs, opts);
+  return staged(flatten(inputs), outputs, getRank(), c10d::OpType::SCATTER,
+                "host_staging:scatter",
+                [&](std::vector<at::Tensor>& host_inputs, std::vector<at::Tensor>& host_outputs) {
+                  auto nested = nest_like(host_inputs, inputs);
+                  return host_->scatter(host_outputs, nested, opts);
+                });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::alltoall_base(
     at::Tensor& output, at::Tensor& input, std::vector<int64_t>& output_split_sizes,
     std::vector<int64_t>& input_split_sizes, const c10d::AllToAllOptions& opts) {
-  return host_->alltoall_base(output, input, output_split_sizes, input_split_sizes, opts);
+  return staged({input}, {output}, getRank(), c10d::OpType::ALLTOALL_BASE,
+                "host_staging:all_to_all_base",
+                [&](std::vector<at::Tensor>& host_inputs, std::vector<at::Tensor>& host_outputs) {
+                  return host_->alltoall_base(host_outputs[0], host_inputs[0], output_split_sizes,
+                                              input_split_sizes, opts);
+                });
 }
 
 c10::intrusive_ptr<c10d::Work> HostStagingBackend::alltoall(std::vector<at::Tensor>& outputs,
                                                             std::vector<at::Tensor>& inputs,
                                                             const c10d::AllToAllOptions& opts) {
-  return host_->alltoall(outputs, inputs, opts);
+  return staged(inputs, outputs, getRank(), c10d::OpType::ALLTOALL, "host_staging:all_to_all",
+                [&](std::vector<at::Tensor>& host_inputs, std::vector<at::Tensor>& host_outputs) {
+                  return host_->alltoall(host_outputs, host_inputs, opts);
+                });
 }
 
 void HostStagingBackend::monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) {

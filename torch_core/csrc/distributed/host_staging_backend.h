@@ -1,9 +1,11 @@
 // A c10d backend for device tensors that a host-only backend cannot reduce: gloo in the
 // CPU wheel finds its allreduce for device tensors in a registry that only libtorch_cuda
 // fills (a null work, then a crash). HostStagingBackend wraps such a backend for one
-// device type: allreduce and reduce_scatter (which gloo builds on allreduce) run on pinned
-// host copies, as stock's CUDA build of gloo does, so do send and receive, and every other
-// call is forwarded (gloo stages those itself, on streams of its own).
+// device type: every collective and point-to-point call runs on pinned host copies, as
+// stock's CUDA build of gloo does (reduce_scatter on allreduce, which gloo builds it on);
+// calls without tensors (barrier, sequence numbers, coalescing) are forwarded. Unstaged,
+// the CPU wheel's gloo reads and writes device memory from its own thread: outside stream
+// order on a simulated device, a segfault on a GPU.
 #pragma once
 
 #include <string>
@@ -19,8 +21,7 @@ class HostStagingBackend final : public c10d::Backend {
 
   const c10::intrusive_ptr<c10d::Backend>& host_backend() const { return host_; }
 
-  // Staged through host memory (send and receive too: gloo's read and write the tensor
-  // from its own thread, outside stream order).
+  // Staged through host memory.
   c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
                                            const c10d::AllreduceOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> reduce_scatter(
@@ -37,18 +38,8 @@ class HostStagingBackend final : public c10d::Backend {
                                       int tag) override;
   c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors,
                                                int tag) override;
-
-  // Forwarded: the host backend serves device tensors for these itself.
-  const std::string getBackendName() const override;
-  c10::intrusive_ptr<Options> getBackendOptions() override;
-  void setTimeout(std::chrono::milliseconds timeout) override;
-  void startCoalescing() override;
-  c10::intrusive_ptr<c10d::Work> endCoalescing() override;
-  bool supportsCoalescing() const override;
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
                                            const c10d::BroadcastOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allreduce_sparse(std::vector<at::Tensor>& tensors,
-                                                  const c10d::AllreduceOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> allreduce_coalesced(
       std::vector<at::Tensor>& tensors, const c10d::AllreduceCoalescedOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors,
@@ -77,6 +68,16 @@ class HostStagingBackend final : public c10d::Backend {
   c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs,
                                           std::vector<at::Tensor>& inputs,
                                           const c10d::AllToAllOptions& opts) override;
+
+  // Forwarded: calls without tensors, and sparse allreduce (gloo says what it supports).
+  const std::string getBackendName() const override;
+  c10::intrusive_ptr<Options> getBackendOptions() override;
+  void setTimeout(std::chrono::milliseconds timeout) override;
+  void startCoalescing() override;
+  c10::intrusive_ptr<c10d::Work> endCoalescing() override;
+  bool supportsCoalescing() const override;
+  c10::intrusive_ptr<c10d::Work> allreduce_sparse(std::vector<at::Tensor>& tensors,
+                                                  const c10d::AllreduceOptions& opts) override;
   void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
   void setSequenceNumberForGroup() override;
   uint64_t getSequenceNumberForGroup() override;
