@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Runs the GPU checks of tools/gpu_kit.py's kit on a machine with an NVIDIA GPU, from the
+# root of a checkout of this repository (the Python tests are read from it):
+#
+#   tools/gpu_kit_run.sh KIT_DIR OUT_DIR [CHECK ...]
+#
+# KIT_DIR holds kit.tar.zst or its parts (kit.tar.zst.part00, ...), and a zstd binary
+# where the machine has none. Each check writes OUT_DIR/<check>.log; OUT_DIR/summary.txt
+# gets a line per check with its exit status and seconds. Without CHECKs, all run: the
+# torch-free test binaries and the demo one after another, then the Python suites on the
+# real variant side by side (one process per file), then alone the checks that fill the
+# device's memory or slow it down (OOM, compute-sanitizer) and the benchmarks. Every check has a time
+# limit, so a hang costs its limit and is reported as exit 124.
+#
+# cuBLAS is the machine's own libcublas.so.13 (found under $CUBLAS_DIR, /usr or /opt).
+# $GPU_KIT_WORK (default /tmp/gpu_kit) is where the kit is unpacked; an unpacked kit there
+# is reused.
+set -u
+
+kit_dir=$(realpath "$1")
+out=$(realpath -m "$2")
+shift 2
+work=${GPU_KIT_WORK:-/tmp/gpu_kit}
+mkdir -p "$out"
+summary=$out/summary.txt
+
+unpack() {
+  [ -f "$work/unpacked" ] && return 0
+  rm -rf "$work" && mkdir -p "$work/kit" "$work/py" || return 1
+  local zstd_tool=zstd
+  command -v zstd > /dev/null || zstd_tool=$kit_dir/zstd
+  cat "$kit_dir"/kit.tar.zst* | "$zstd_tool" -dc | tar -x -C "$work/kit" || return 1
+  for deb in "$work"/kit/debs/*.deb; do dpkg-deb -x "$deb" "$work/py" || return 1; done
+  # Debian's interpreter reads <prefix>/lib/python3/dist-packages, .pth files included.
+  mkdir -p "$work/py/usr/lib/python3" && rm -rf "$work/py/usr/lib/python3/dist-packages"
+  mv "$work/kit/site" "$work/py/usr/lib/python3/dist-packages" || return 1
+  touch "$work/unpacked"
+}
+
+if ! unpack; then
+  echo "unpack FAILED" | tee -a "$summary"
+  exit 1
+fi
+site=$work/py/usr/lib/python3/dist-packages
+bin=$work/kit/bin
+cublas=$(find ${CUBLAS_DIR:-} /usr /opt -name 'libcublas.so.13' 2> /dev/null | head -n 1)
+if [ -z "$cublas" ]; then
+  echo "no libcublas.so.13 on this machine: set CUBLAS_DIR" | tee -a "$summary"
+  exit 1
+fi
+cublas_dir=$(dirname "$cublas")
+# Where _CUDAC.so's RUNPATH looks for cuBLAS in an installed wheel ($ORIGIN/nvidia/cu13/lib).
+mkdir -p "$site/nvidia/cu13"
+ln -sfn "$cublas_dir" "$site/nvidia/cu13/lib"
+
+export PYTHONHOME=$work/py/usr PYTHONNOUSERSITE=1 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+python=$work/py/usr/bin/python3.11
+sanitize="compute-sanitizer --error-exitcode 1 --print-limit 20"
+
+# name -> "seconds|command" (run from the checkout's root with bash -c).
+declare -A checks=(
+  [env]="30|nvidia-smi; $python -c 'import torch; print(torch.__version__, torch.cuda.device_count(), torch.cuda.get_device_name(), torch.cuda.get_device_capability())'"
+  [cuda_runtime_test]="30|$bin/cuda_runtime_test"
+  [cuda_engine_test]="60|LD_LIBRARY_PATH=$bin $bin/cuda_engine_test"
+  [cublas_test]="30|LD_LIBRARY_PATH=$cublas_dir $bin/cublas_test"
+  # From a copy: beside the script, the checkout's torch_cuda/ would shadow the wheel's.
+  [demo]="90|mkdir -p $work/demo && cp third_device/torch_cuda/demo*.py $work/demo && PYTHONPATH=examples/training $python $work/demo/demo.py"
+  [sanitize_engine]="90|LD_LIBRARY_PATH=$bin $sanitize $bin/cuda_engine_test"
+  [sanitize_cublas]="60|LD_LIBRARY_PATH=$cublas_dir $sanitize $bin/cublas_test"
+  [bench_training]="90|PYTHONPATH=examples/training $python benchmarks/runtime/training_step.py"
+  [bench_op_overhead]="90|$python benchmarks/runtime/op_overhead.py --device cuda"
+  # The machine's own python3 and torch, where that is a stock CUDA build: the baseline.
+  [bench_training_stock]="90|env -u PYTHONHOME PYTHONPATH=examples/training python3 benchmarks/runtime/training_step.py"
+  [bench_op_overhead_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/op_overhead.py --device cuda"
+)
+for test in tests/contract/test_*.py; do
+  name=$(basename "$test" .py)
+  checks[contract_${name#test_}]="200|CONTRACT_BACKEND=torch_cuda PYTHONPATH=tests/contract $python $test"
+done
+# The CUDA-key suites as their Bazel targets set them up, less the simulator's settings:
+# they are written for the simulated variant's two devices, so on one GPU their two-device
+# cases fail with "invalid device ordinal".
+declare -A cuda_key_env=([training_steps]="TORCH_CUDA_FALLBACK=error" [sanitizer]="TORCH_CUDA_SANITIZER=1")
+for test in tests/cuda_key/test_*.py; do
+  name=$(basename "$test" .py)
+  name=${name#test_}
+  checks[cuda_key_$name]="200|${cuda_key_env[$name]:-} PYTHONPATH=tests/cuda_key:examples/training $python $test"
+done
+for shard in 0 1 2 3; do
+  checks[conformance_$shard]="200|TEST_TOTAL_SHARDS=4 TEST_SHARD_INDEX=$shard PYTHONPATH=tests/conformance $python tests/conformance/op_conformance.py --backend torch_cuda --device cuda --out $out/conformance_$shard.md"
+done
+
+run_check() {
+  local name=$1 limit=${checks[$1]%%|*} command=${checks[$1]#*|} start=$SECONDS status
+  timeout --kill-after=5 "$limit" bash -c "$command" > "$out/$name.log" 2>&1
+  status=$?
+  printf '%-32s exit %3d  %4d s\n' "$name" "$status" $((SECONDS - start)) >> "$summary"
+}
+
+# One after another: what everything else stands on. Alone: what fills the device's
+# memory or slows every kernel down.
+first=(env cuda_runtime_test cuda_engine_test cublas_test demo)
+alone=(contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine sanitize_cublas
+  bench_training bench_training_stock bench_op_overhead bench_op_overhead_stock)
+if [ $# -gt 0 ]; then
+  first=("$@") alone=() side_by_side=()
+else
+  side_by_side=()
+  for name in $(printf '%s\n' "${!checks[@]}" | sort); do
+    [[ " ${first[*]} ${alone[*]} " == *" $name "* ]] || side_by_side+=("$name")
+  done
+fi
+
+for name in "${first[@]}"; do run_check "$name"; done
+for name in "${side_by_side[@]}"; do run_check "$name" & done
+wait
+for name in "${alone[@]}"; do run_check "$name"; done
+cat "$summary"
