@@ -10,9 +10,8 @@ Why: the CPU wheel's ProcessGroupGloo looks its CUDA allreduce up in
     GlooAllreduceRegistry, which only libtorch_cuda fills: a CUDA allreduce, and every
     reduce_scatter (built on allreduce), enqueue a null work and kill the process with
     SIGSEGV. Registering into that registry needs gloo's headers, which the wheel lacks.
-    Given device tensors, the wheel's gloo reads and writes their memory from its own
-    thread: outside stream order on a simulated device, and on an H200 the FSDP2 step
-    crashed with SIGSEGV while the other collectives went to gloo unstaged.
+    The other collectives the wheel's gloo ran on device tensors itself: on an H200 the
+    FSDP2 step then crashed with SIGSEGV.
 Upstream: ProcessGroupGloo staging device tensors through host memory for any device
     type with no registered device allreduce (or at least raising, not crashing).
 """
