@@ -267,8 +267,10 @@ torch_core_engine_functor_sources = [
 ]
 
 # torch_core's kernel engine, ATen side: the DispatchStub kernels that describe a
-# TensorIterator and call the engine registered for its device type.
+# TensorIterator and call the engine registered for its device type, and the generic
+# ops' copy and fill kernels over the engine.
 torch_core_engine_headers = [
+    "torch_core/csrc/aten/engine/engine_device_kernels.h",
     "torch_core/csrc/aten/engine/iterator_loop.h",
     "torch_core/csrc/aten/engine/kernel_engine.h",
     "torch_core/csrc/aten/engine/stub_kernels.h",
@@ -277,6 +279,7 @@ torch_core_engine_headers = [
 
 torch_core_engine_sources = [
     "torch_core/csrc/aten/engine/activation_stub_kernels.cpp",
+    "torch_core/csrc/aten/engine/engine_device_kernels.cpp",
     "torch_core/csrc/aten/engine/index_copy_stub_kernels.cpp",
     "torch_core/csrc/aten/engine/index_put_accumulate.cpp",
     "torch_core/csrc/aten/engine/isin_stub_kernel.cpp",

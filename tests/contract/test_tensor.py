@@ -146,6 +146,36 @@ class RoundTrip(unittest.TestCase):
         self.assertTrue(torch.equal(d.to(torch.int32).cpu(), x.to(torch.int32)))
         self.assertTrue(torch.equal(x.to(DEVICE, dtype=torch.float64).cpu(), x.double()))
 
+    def test_copies_and_fills_in_every_dtype(self) -> None:
+        # On the device, from every dtype to every other, out of strided and broadcast
+        # sources; fill_ in every dtype, of strided views, with stock's overflow check.
+        # Values are whole, non-negative and below 100, so every conversion is exact.
+        dtypes = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                  torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64,
+                  torch.complex128)
+        x = torch.randint(0, 100, (6, 5))
+        for source_dtype in dtypes:
+            source = x.to(source_dtype)
+            on_device = source.to(DEVICE)
+            for dtype in dtypes:
+                if source_dtype.is_complex and not dtype.is_complex:
+                    continue  # a warning of its own (stock's copy_ discards the imaginary part)
+                with self.subTest(source=source_dtype, dtype=dtype):
+                    converted = on_device.t().to(dtype)
+                    self.assertTrue(torch.equal(converted.cpu(), source.t().to(dtype)))
+                    rows = torch.empty(4, 5, dtype=dtype, device=DEVICE).copy_(on_device[1])
+                    self.assertTrue(torch.equal(rows.cpu(), source[1].expand(4, 5).to(dtype)))
+        for dtype in dtypes:
+            with self.subTest(fill=dtype):
+                filled = torch.zeros(4, 6, dtype=dtype, device=DEVICE)
+                filled.t()[::2].fill_(7)
+                expected = torch.zeros(4, 6, dtype=dtype)
+                expected.t()[::2].fill_(7)
+                self.assertTrue(torch.equal(filled.cpu(), expected))
+        overflow = "value cannot be converted to type int8_t without overflow"
+        with self.assertRaisesRegex(RuntimeError, overflow):
+            torch.zeros(3, dtype=torch.int8, device=DEVICE).fill_(300)
+
     def test_item_and_comparison(self) -> None:
         d = torch.tensor([3.5, -1.0], device=DEVICE)
         self.assertEqual(d[0].item(), 3.5)

@@ -122,11 +122,11 @@ at::Tensor to_host(const at::Tensor& src) {
   return buffer.as_strided(src.sizes(), src.strides(), src.storage_offset() - span.first);
 }
 
-// Same device, same dtype: a memcpy when both are contiguous, else the backend's kernel.
+// Same device: a memcpy when both are contiguous in one dtype, else the backend's kernel.
 bool device_copy_fast(const at::Tensor& dst, const at::Tensor& src) {
   Backend& backend = backend_of(dst.device());
   const StreamHandle stream = backend.streams().current_handle(dst.device().index());
-  if (dst.is_contiguous() && src.is_contiguous()) {
+  if (dst.scalar_type() == src.scalar_type() && dst.is_contiguous() && src.is_contiguous()) {
     void* target = dst.data_ptr();
     const void* source = src.const_data_ptr();
     const auto bytes = static_cast<std::size_t>(dst.nbytes());
@@ -142,7 +142,7 @@ void copy_from_host(const at::Tensor& dst, at::Tensor host, bool non_blocking);
 // dst and src on one device, any dtypes and strides.
 void copy_same_device(const at::Tensor& dst, const at::Tensor& src) {
   const c10::DeviceGuard guard(dst.device());
-  if (dst.scalar_type() == src.scalar_type() && device_copy_fast(dst, src)) return;
+  if (device_copy_fast(dst, src)) return;
   copy_from_host(dst, to_host(src), /*non_blocking=*/false);
 }
 

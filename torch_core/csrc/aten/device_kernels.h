@@ -18,8 +18,8 @@ class DeviceKernels {
  public:
   virtual ~DeviceKernels() = default;
   // dst = src elementwise, queued on `stream`; dst and src are on one device, have the
-  // same sizes and dtype, any strides. Returns false (nothing queued) when the kernel
-  // cannot do it, and the caller takes the host path.
+  // same sizes, any strides and dtypes. Returns false (nothing queued) when the kernel
+  // cannot do it (a dtype conversion, say), and the caller takes the host path.
   virtual bool copy(const at::Tensor& dst, const at::Tensor& src, StreamHandle stream) = 0;
   // Every element of `self` = value, queued on `stream`; false as above.
   virtual bool fill(const at::Tensor& self, const c10::Scalar& value, StreamHandle stream) = 0;

@@ -34,10 +34,6 @@ std::unique_ptr<torch_core::DeviceRuntime> make_runtime() {
   return torch_core::simulated_device::make_runtime();
 }
 
-torch_core::DeviceKernels* device_kernels() {
-  return torch_core::simulated_device::host_loop_kernels<kDeviceType>();
-}
-
 void register_kernels() { torch_core::simulated_device::register_host_engine<kDeviceType>(); }
 
 long cudart_version() { return parse_cuda_version(TORCH_CUDA_BUILD_CUDA_VERSION); }

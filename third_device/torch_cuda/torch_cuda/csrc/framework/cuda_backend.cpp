@@ -6,6 +6,7 @@
 
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
 #include "torch_core/csrc/aten/cpu_fallback.h"
+#include "torch_core/csrc/aten/engine/engine_device_kernels.h"
 #include "torch_core/csrc/device/register_backend.h"
 
 namespace torch_cuda {
@@ -17,9 +18,10 @@ torch_core::Backend& backend() {
     options.make_runtime = &variant::make_runtime;
     options.allocator_config_env = kAllocatorConfigEnv;
     torch_core::Backend& created = torch_core::register_backend(std::move(options));
-    if (torch_core::DeviceKernels* kernels = variant::device_kernels()) {
-      torch_core::register_device_kernels(c10::DeviceType::CUDA, kernels);
-    }
+    // The generic copy and fill on the variant's engine (the CUDA engine, or the host
+    // engine on the simulated runtime), so CI runs the kernels' path a GPU takes.
+    torch_core::register_device_kernels(c10::DeviceType::CUDA,
+                                        torch_core::engine::engine_device_kernels(c10::DeviceType::CUDA));
     variant::register_kernels();
     torch_core::init_cpu_fallback<c10::DeviceType::CUDA>(kFallbackPolicyEnv);
     return created;

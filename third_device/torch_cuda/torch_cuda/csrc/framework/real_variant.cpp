@@ -1,5 +1,4 @@
-// The real variant: torch_cuda over cudart (CudaRuntime). Device kernels for the generic
-// copy/fill come with csrc/aten's kernel-loop work; until then they stage through the host.
+// The real variant: torch_cuda over cudart (CudaRuntime), its kernels on the CUDA engine.
 #include <c10/core/Allocator.h>
 #include <cuda_runtime_api.h>
 
@@ -32,8 +31,6 @@ void* caching_allocator_workspace(std::size_t bytes) {
 const char* name() { return "cudart"; }
 
 std::unique_ptr<torch_core::DeviceRuntime> make_runtime() { return std::make_unique<CudaRuntime>(); }
-
-torch_core::DeviceKernels* device_kernels() { return nullptr; }
 
 void register_kernels() {
   engine::register_cuda_engine();

@@ -1,12 +1,12 @@
 // What differs between the two builds of torch_cuda: the runtime under the backend and
-// the device kernels torch_core's generic ops use. Everything else (backend registration
+// the kernel engine on it. Everything else (backend registration
 // on the CUDA key, CUDA hooks, operator registration, the _CUDAC module) is written once
 // over this interface.
 //
 // Declared here, defined by exactly one variant library linked into the extension:
 //   //third_device/torch_cuda:real_variant              CudaRuntime over cudart
 //   //third_device/torch_cuda/simulated:simulated_variant  torch_core::SimulatedRuntime and
-//                                                         host-loop kernels (runs in CI)
+//                                                         the host engine (runs in CI)
 // A link-time choice (as XLA's stream_executor platforms): no #ifdef in the shared
 // sources, and each variant is a separate target that a wheel picks.
 #pragma once
@@ -14,7 +14,6 @@
 #include <memory>
 #include <string>
 
-#include "torch_core/csrc/aten/device_kernels.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_cuda::variant {
@@ -23,8 +22,6 @@ namespace torch_cuda::variant {
 const char* name();
 // Makes the runtime on first use of the device (torch_core::LazyRuntime's factory).
 std::unique_ptr<torch_core::DeviceRuntime> make_runtime();
-// The copy/fill kernels for torch_core's generic ops; nullptr: they stage through the host.
-torch_core::DeviceKernels* device_kernels();
 // Registers what runs torch_core's stub kernels on the CUDA key (the CUDA engine, or
 // torch_core's host engine on the simulated runtime) and where the device libraries'
 // executors take their memory from.
