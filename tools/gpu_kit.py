@@ -3,8 +3,8 @@
 
     tools/gpu_kit.py OUT_DIR [--parts N]
 
-builds the real variant's wheel, torch_core's wheel and the torch-free GPU test binaries,
-and writes OUT_DIR/kit.tar.zst (split into N parts kit.tar.zst.partNN with --parts, for
+builds (-c opt) the real variant's wheel, torch_core's wheel and the torch-free GPU test
+binaries, and writes OUT_DIR/kit.tar.zst (split into N parts kit.tar.zst.partNN with --parts, for
 transports that limit a file's size), holding:
 
   debs/     Debian bookworm's Python 3.11 (interpreter and standard library): the pinned
@@ -39,6 +39,9 @@ TEST_BINARIES = [
     "//tests/pipeline:cuda_runtime_test",
 ]
 WHEELS = ["//third_device/torch_cuda:wheel", "//torch_core:wheel"]
+# Release builds, as a published wheel would be: the benchmarks set them against stock CUDA
+# torch's, and Bazel's default (fastbuild) compiles the host C++ at -O0.
+BUILD_FLAGS = ["--compilation_mode=opt"]
 # Python 3.11 from Debian bookworm: enough of it to import torch and run unittest.
 PYTHON_DEBS = ["python3.11-minimal", "libpython3.11-minimal", "libpython3.11-stdlib"]
 # What the GPU checks never load from the torch wheel (about 500 MB of its 700).
@@ -55,7 +58,7 @@ def bazel(*args: str) -> str:
 
 
 def output_files(targets: list[str]) -> list[Path]:
-    listed = bazel("cquery", "--output=files", " + ".join(targets))
+    listed = bazel("cquery", *BUILD_FLAGS, "--output=files", " + ".join(targets))
     return [REPO / line for line in listed.splitlines() if line]
 
 
@@ -85,7 +88,7 @@ def pack_python_repositories(site: Path) -> None:
 
 
 def pack(kit: Path) -> None:
-    bazel("build", *TEST_BINARIES, *WHEELS)
+    bazel("build", *BUILD_FLAGS, *TEST_BINARIES, *WHEELS)
     site = kit / "site"
     pack_python_repositories(site)
     for wheel in output_files(WHEELS):
