@@ -6,11 +6,12 @@
 #
 # KIT_DIR holds kit.tar.zst or its parts (kit.tar.zst.part00, ...), and a zstd binary
 # where the machine has none. Each check writes OUT_DIR/<check>.log; OUT_DIR/summary.txt
-# gets a line per check with its exit status and seconds. Without CHECKs, all run: the
-# torch-free test binaries and the demo one after another, then the Python suites on the
-# real variant side by side (one process per file), then alone the checks that fill the
-# device's memory or slow it down (OOM, compute-sanitizer) and the benchmarks. Every check has a time
-# limit, so a hang costs its limit and is reported as exit 124.
+# gets a line per check with its exit status and seconds. The checks (all, or the CHECKs
+# named) run in three phases: the torch-free test binaries and the demo one after another,
+# then the Python suites on the real variant side by side (one process per file), then
+# alone the checks that fill the device's memory or slow it down (OOM, compute-sanitizer)
+# and the benchmarks. Every check has a time limit, so a hang costs its limit and is
+# reported as exit 124.
 #
 # cuBLAS is the machine's own libcublas.so.13 (found under $CUBLAS_DIR, /usr or /opt).
 # $GPU_KIT_WORK (default /tmp/gpu_kit) is where the kit is unpacked; an unpacked kit there
@@ -102,17 +103,20 @@ run_check() {
 first=(env cuda_runtime_test cuda_engine_test cublas_test demo)
 alone=(contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine sanitize_cublas
   bench_training bench_training_stock bench_op_overhead bench_op_overhead_stock)
-if [ $# -gt 0 ]; then
-  first=("$@") alone=() side_by_side=()
-else
-  side_by_side=()
-  for name in $(printf '%s\n' "${!checks[@]}" | sort); do
-    [[ " ${first[*]} ${alone[*]} " == *" $name "* ]] || side_by_side+=("$name")
-  done
-fi
+side_by_side=()
+for name in $(printf '%s\n' "${!checks[@]}" | sort); do
+  [[ " ${first[*]} ${alone[*]} " == *" $name "* ]] || side_by_side+=("$name")
+done
+# The CHECKs named on the command line, else every one.
+selected=("$@")
+[ ${#selected[@]} -gt 0 ] || selected=("${!checks[@]}")
+for name in "${selected[@]}"; do
+  [ -n "${checks[$name]:-}" ] || { echo "unknown check: $name" | tee -a "$summary"; exit 2; }
+done
+wanted() { [[ " ${selected[*]} " == *" $1 "* ]]; }
 
-for name in "${first[@]}"; do run_check "$name"; done
-for name in "${side_by_side[@]}"; do run_check "$name" & done
+for name in "${first[@]}"; do wanted "$name" && run_check "$name"; done
+for name in "${side_by_side[@]}"; do wanted "$name" && run_check "$name" & done
 wait
-for name in "${alone[@]}"; do run_check "$name"; done
+for name in "${alone[@]}"; do wanted "$name" && run_check "$name"; done
 cat "$summary"
