@@ -100,12 +100,12 @@ def main() -> None:
             da, db = a.to(args.device), b.to(args.device)
             cpu_fn = functools.partial(op, a, b)
             dev_fn = functools.partial(op, da, db)
+            if backend is not None:
+                backend.reset_fallback_counts()
+            torch.testing.assert_close(dev_fn().cpu(), cpu_fn())
             if backend is None:
-                torch.testing.assert_close(dev_fn().cpu(), cpu_fn())
                 path = "stock"
             else:
-                backend.reset_fallback_counts()
-                torch.testing.assert_close(dev_fn().cpu(), cpu_fn())
                 path = "fallback" if backend.fallback_counts() else "native"
             calls = calls_for(cpu_fn, args.batch_ms)
             # Fewer calls on the device when the op is much slower there, so a batch stays

@@ -57,11 +57,12 @@ def slow_work(milliseconds: float) -> None:
 STICKY_DEVICE_ERRORS = PACKAGE == "torch_cuda" and backend.build_info().variant != "simulated"
 
 
-def run_in_child(code: str) -> subprocess.CompletedProcess:
+def run_in_child(code: str, **env: str) -> subprocess.CompletedProcess:
     """Runs `code` in a fresh interpreter with the backend loaded as here (`backend`
-    importable, its names in scope); returns the finished process, stderr included."""
+    importable, its names in scope), this environment plus `env`; returns the finished
+    process, its output captured."""
     script = "from backend import *\nimport torch\n" + code
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **env}
     return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                           text=True, timeout=120, check=False)
 

@@ -1,14 +1,11 @@
 """The CPU fallback: operators without a native kernel run on the CPU, are counted, and
 obey the policy (allow / warn once per operator / error)."""
 
-import os
-import subprocess
-import sys
 import unittest
 import warnings
 
 import torch
-from backend import DEVICE, PACKAGE, main, mod
+from backend import DEVICE, main, mod, run_in_child
 
 # Operators that no backend runs natively yet (their DispatchStubs are not among the
 # kernel engine's), so they go through the fallback. When one becomes native, pick another.
@@ -127,16 +124,12 @@ class Fallback(unittest.TestCase):
         if env_var is None:
             self.skipTest("the backend names no fallback-policy variable")
         code = (
-            f"import torch, {PACKAGE}\n"
             f"policy = torch.{DEVICE}.get_fallback_policy()\n"
             "assert policy == 'error', policy\n"
             f"x = torch.ones(2, device='{DEVICE}')\n"
             "try:\n    torch.i0(x)\nexcept NotImplementedError:\n    print('raised')\n"
         )
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **{env_var: "error"})
-        result = subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
-        )
+        result = run_in_child(code, **{env_var: "error"})
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("raised", result.stdout)
 
