@@ -14,14 +14,14 @@
 # reported as exit 124.
 #
 # cuBLAS is the machine's own libcublas.so.13 (found under $CUBLAS_DIR, /usr or /opt).
-# $GPU_KIT_WORK (default /tmp/gpu_kit) is where the kit is unpacked; an unpacked kit there
-# is reused.
+# $GPU_KIT_WORK (default KIT_DIR/unpacked) is where the kit is unpacked; an unpacked kit
+# there is reused.
 set -u
 
 kit_dir=$(realpath "$1")
 out=$(realpath -m "$2")
 shift 2
-work=${GPU_KIT_WORK:-/tmp/gpu_kit}
+work=${GPU_KIT_WORK:-$kit_dir/unpacked}
 mkdir -p "$out"
 summary=$out/summary.txt
 
