@@ -45,12 +45,15 @@ torch_core_simulated_runtime_headers = [
 # Sources, with the headers private to them (stream, event and memory internals).
 torch_core_simulated_runtime_sources = [
     "torch_core/csrc/runtime/pointer_text.h",
+    "torch_core/csrc/runtime/simulated_capture.cpp",
+    "torch_core/csrc/runtime/simulated_capture.h",
     "torch_core/csrc/runtime/simulated_config.cpp",
     "torch_core/csrc/runtime/simulated_event.cpp",
     "torch_core/csrc/runtime/simulated_event.h",
     "torch_core/csrc/runtime/simulated_memory.cpp",
     "torch_core/csrc/runtime/simulated_memory.h",
     "torch_core/csrc/runtime/simulated_runtime.cpp",
+    "torch_core/csrc/runtime/simulated_runtime_graphs.cpp",
     "torch_core/csrc/runtime/simulated_runtime_memory.cpp",
     "torch_core/csrc/runtime/simulated_stream.cpp",
     "torch_core/csrc/runtime/simulated_stream.h",
@@ -77,6 +80,7 @@ torch_core_allocator_sources = [
     "torch_core/csrc/runtime/caching_allocator_block.h",
     "torch_core/csrc/runtime/caching_allocator_device.cpp",
     "torch_core/csrc/runtime/caching_allocator_device.h",
+    "torch_core/csrc/runtime/caching_allocator_device_pools.cpp",
     "torch_core/csrc/runtime/caching_allocator_device_release.cpp",
     "torch_core/csrc/runtime/caching_allocator_device_stats.cpp",
 ]
@@ -361,6 +365,7 @@ torch_cuda_cuda_check_headers = [
 
 # The runtime over cudart (host C++, compiled by the C++ toolchain).
 torch_cuda_cuda_runtime_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_graphs.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_runtime.cpp",
 ]
 

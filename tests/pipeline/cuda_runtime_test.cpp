@@ -162,6 +162,70 @@ void check_device(torch_cuda::CudaRuntime& runtime, int device) {
   std::printf("device %d: add round trip max error %g\n", device, error);
 }
 
+// Stream capture as the simulated runtime models it: captured work runs only when the
+// graph is launched, and the calls the simulator refuses during capture fail here too.
+void check_graphs(torch_cuda::CudaRuntime& runtime, int device) {
+  const std::string on = " (device " + std::to_string(device) + ")";
+  runtime.set_current_device(device);
+  const std::size_t bytes = 1 << 20;
+  StreamHandle stream = runtime.create_stream(device, 0);
+  void* source = runtime.allocate(device, bytes);
+  void* target = runtime.allocate(device, bytes);
+  runtime.memset_async(target, 0, bytes, stream);
+  runtime.synchronize_stream(stream);
+
+  check(runtime.capture_id(stream) == 0, "a stream is not capturing before begin_capture" + on);
+  runtime.begin_capture(stream, torch_core::CaptureMode::kGlobal);
+  check(runtime.capture_id(stream) != 0, "capture_id names the capture" + on);
+  runtime.memset_async(source, 7, bytes, stream);
+  runtime.memcpy_async(target, source, bytes, CopyKind::kDeviceToDevice, stream);
+  torch_core::GraphHandle graph = runtime.end_capture(stream);
+  check(runtime.capture_id(stream) == 0, "end_capture ends the capture" + on);
+  std::vector<unsigned char> host(bytes, 1);
+  runtime.memcpy(host.data(), target, bytes, CopyKind::kDeviceToHost);
+  check(std::all_of(host.begin(), host.end(), [](unsigned char v) { return v == 0; }),
+        "captured work does not run at capture" + on);
+  const std::string dot = "/tmp/cuda_runtime_test_graph.dot";
+  runtime.dump_graph(graph, dot);
+  std::FILE* file = std::fopen(dot.c_str(), "r");
+  check(file != nullptr, "dump_graph writes a DOT file" + on);
+  if (file != nullptr) std::fclose(file);
+  torch_core::GraphExecHandle exec = runtime.instantiate_graph(graph);
+  runtime.launch_graph(exec, stream);
+  runtime.synchronize_stream(stream);
+  runtime.memcpy(host.data(), target, bytes, CopyKind::kDeviceToHost);
+  check(std::all_of(host.begin(), host.end(), [](unsigned char v) { return v == 7; }),
+        "a launched graph runs the captured work" + on);
+  runtime.destroy_graph_exec(exec);
+  runtime.destroy_graph(graph);
+
+  // What the simulator refuses during capture, cudart refuses too.
+  check(throws<std::runtime_error>([&] { runtime.begin_capture(nullptr, torch_core::CaptureMode::kGlobal); }),
+        "the legacy default stream cannot be captured" + on);
+  runtime.begin_capture(stream, torch_core::CaptureMode::kGlobal);
+  check(throws<std::runtime_error>([&] { runtime.synchronize_stream(stream); }),
+        "synchronize_stream of a capturing stream fails" + on);
+  check(throws<std::runtime_error>([&] { runtime.end_capture(stream); }),
+        "a capture invalidated by a synchronisation fails to end" + on);
+  runtime.begin_capture(stream, torch_core::CaptureMode::kGlobal);
+  check(throws<std::runtime_error>([&] { runtime.memcpy(host.data(), target, bytes, CopyKind::kDeviceToHost); }),
+        "a blocking memcpy during a global capture fails" + on);
+  check(throws<std::runtime_error>([&] { runtime.end_capture(stream); }),
+        "a capture invalidated by a blocking memcpy fails to end" + on);
+  runtime.begin_capture(stream, torch_core::CaptureMode::kGlobal);
+  check(throws<std::runtime_error>([&] {
+          runtime.memcpy_async(target, host.data(), bytes, CopyKind::kHostToDevice, stream);
+        }),
+        "a pageable-memory copy on a capturing stream fails" + on);
+  check(throws<std::runtime_error>([&] { runtime.end_capture(stream); }),
+        "a capture invalidated by a pageable copy fails to end" + on);
+
+  runtime.destroy_stream(stream);
+  runtime.free(device, source);
+  runtime.free(device, target);
+  std::printf("device %d: stream capture, graph launch and the capture refusals checked\n", device);
+}
+
 }  // namespace
 
 int main() {
@@ -177,7 +241,10 @@ int main() {
     if (count == 0) {
       check_no_device(runtime, reason);
     } else {
-      for (int device = 0; device < count; ++device) check_device(runtime, device);
+      for (int device = 0; device < count; ++device) {
+        check_device(runtime, device);
+        check_graphs(runtime, device);
+      }
     }
   } catch (const std::exception& error) {
     check(false, std::string("unexpected exception: ") + error.what());

@@ -69,4 +69,13 @@ void LazyRuntime::stream_wait_event(StreamHandle stream, EventHandle event) {
 }
 float LazyRuntime::elapsed_ms(EventHandle start, EventHandle end) { return runtime().elapsed_ms(start, end); }
 
+void LazyRuntime::begin_capture(StreamHandle stream, CaptureMode mode) { runtime().begin_capture(stream, mode); }
+GraphHandle LazyRuntime::end_capture(StreamHandle stream) { return runtime().end_capture(stream); }
+std::uint64_t LazyRuntime::capture_id(StreamHandle stream) { return runtime().capture_id(stream); }
+GraphExecHandle LazyRuntime::instantiate_graph(GraphHandle graph) { return runtime().instantiate_graph(graph); }
+void LazyRuntime::launch_graph(GraphExecHandle graph, StreamHandle stream) { runtime().launch_graph(graph, stream); }
+void LazyRuntime::destroy_graph(GraphHandle graph) { runtime().destroy_graph(graph); }
+void LazyRuntime::destroy_graph_exec(GraphExecHandle graph) { runtime().destroy_graph_exec(graph); }
+void LazyRuntime::dump_graph(GraphHandle graph, const std::string& path) { runtime().dump_graph(graph, path); }
+
 }  // namespace torch_core

@@ -64,6 +64,15 @@ class LazyRuntime final : public DeviceRuntime {
   void stream_wait_event(StreamHandle stream, EventHandle event) override;
   float elapsed_ms(EventHandle start, EventHandle end) override;
 
+  void begin_capture(StreamHandle stream, CaptureMode mode) override;
+  GraphHandle end_capture(StreamHandle stream) override;
+  std::uint64_t capture_id(StreamHandle stream) override;
+  GraphExecHandle instantiate_graph(GraphHandle graph) override;
+  void launch_graph(GraphExecHandle graph, StreamHandle stream) override;
+  void destroy_graph(GraphHandle graph) override;
+  void destroy_graph_exec(GraphExecHandle graph) override;
+  void dump_graph(GraphHandle graph, const std::string& path) override;
+
  private:
   DeviceRuntime& runtime() const { return const_cast<LazyRuntime*>(this)->get(); }
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "torch_core/csrc/runtime/allocator_history.h"
@@ -47,6 +48,7 @@ struct SegmentInfo {
   std::size_t requested_size = 0;
   StreamHandle stream = nullptr;
   bool is_large = false;  // segment_type "large" or "small"
+  std::pair<std::uint64_t, std::uint64_t> pool_id{0, 0};  // a private pool's id; {0, 0}: none
   std::vector<BlockInfo> blocks;  // in address order
 };
 

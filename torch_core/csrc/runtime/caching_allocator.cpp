@@ -44,6 +44,16 @@ CachingAllocator::Shard& CachingAllocator::shard(void* ptr) const {
   return shards_[(address >> 9) % kShards];
 }
 
+void CachingAllocator::begin_allocate_to_pool(int device, PoolId id, PoolFilter filter) {
+  device_cache(device).begin_allocate_to_pool(id, std::move(filter));
+}
+
+void CachingAllocator::end_allocate_to_pool(int device, PoolId id) {
+  device_cache(device).end_allocate_to_pool(id);
+}
+
+void CachingAllocator::release_pool(int device, PoolId id) { device_cache(device).release_pool(id); }
+
 void* CachingAllocator::allocate(int device, std::size_t bytes, StreamHandle stream) {
   DeviceCache& cache = device_cache(device);
   if (bytes == 0) return nullptr;

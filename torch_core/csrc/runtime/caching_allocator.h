@@ -11,6 +11,11 @@
 //   reused only after the event completes.
 // - When the runtime is out of memory the allocator frees cached segments and retries,
 //   and raises OutOfMemoryError only when that fails too.
+// - Private pools (CUDA graphs' memory): between begin_allocate_to_pool() and
+//   end_allocate_to_pool(), requests whose stream a filter accepts (a capture's streams)
+//   are served from blocks of that pool only, and those blocks serve nothing else, so a
+//   graph's addresses stay valid for its replays. Meanwhile nothing is given back to the
+//   runtime and no event is queried (a capture forbids both).
 // - With caching off (set_caching_enabled(false), or config.uncached) a request takes
 //   memory straight from the runtime and its free gives it straight back, after
 //   synchronising the device as cudaFree does. Such blocks are not in the statistics,
@@ -25,10 +30,13 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "torch_core/csrc/runtime/allocator_config.h"
@@ -74,6 +82,14 @@ class CachingAllocator {
   // Gives every unused cached segment of every device back to the runtime, after
   // waiting for the streams that blocks freed with record_stream were used on.
   void empty_cache();
+
+  // Private pools, by id (c10::MempoolId_t; {0, 0} is not one). Each begin counts a user
+  // of the pool, which release_pool() takes away; see the header comment.
+  using PoolId = std::pair<std::uint64_t, std::uint64_t>;
+  using PoolFilter = std::function<bool(StreamHandle)>;
+  void begin_allocate_to_pool(int device, PoolId id, PoolFilter filter);
+  void end_allocate_to_pool(int device, PoolId id);
+  void release_pool(int device, PoolId id);
 
   DeviceStats stats(int device) const;
   void reset_peak_stats(int device);

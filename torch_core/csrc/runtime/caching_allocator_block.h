@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <set>
+#include <utility>
 
 #include "torch_core/csrc/runtime/allocator_history.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
@@ -57,8 +58,11 @@ struct BlockComparator {
   }
 };
 
+// A private pool's id (c10::MempoolId_t): {0, 0} is the default pools.
+using PoolId = std::pair<std::uint64_t, std::uint64_t>;
+
 struct BlockPool {
-  explicit BlockPool(bool small) : is_small(small) {}
+  BlockPool(bool small, PoolId pool_id = {0, 0}) : is_small(small), id(pool_id) {}
 
   void insert(Block* block) {
     block->gc_count_base = free_block_searches;
@@ -70,6 +74,8 @@ struct BlockPool {
 
   std::set<Block*, BlockComparator> blocks;  // cached (free, reusable) blocks
   const bool is_small;
+  const PoolId id;
+  int64_t segments = 0;  // segments taken from the runtime for this pool, cached or not
   int64_t free_block_searches = 0;  // advanced only when garbage collection is on
 };
 

@@ -26,6 +26,10 @@ DeviceCache::~DeviceCache() {
     std::vector<Block*> blocks(active_blocks_.begin(), active_blocks_.end());
     for (BlockPool* pool : {&large_blocks_, &small_blocks_})
       blocks.insert(blocks.end(), pool->blocks.begin(), pool->blocks.end());
+    for (const auto& entry : private_pools_) {
+      for (BlockPool* pool : {&entry.second->large, &entry.second->small})
+        blocks.insert(blocks.end(), pool->blocks.begin(), pool->blocks.end());
+    }
     for (Block* block : blocks) {
       // The head of a segment holds the runtime's pointer.
       if (block->prev == nullptr) runtime_.free(device_, block->ptr);
@@ -41,19 +45,22 @@ DeviceCache::~DeviceCache() {
 
 Block* DeviceCache::malloc(std::size_t size, StreamHandle stream, Traceback context) {
   std::lock_guard<std::mutex> lock(mutex_);
-  process_events();
+  // During a capture, event queries are forbidden and freeing would synchronise: the
+  // cache only grows until it ends (as stock's allocator).
+  const bool capturing = !allocating_to_pools_.empty();
+  if (!capturing) process_events();
   if (size > sizes::kMaxRequest) {
     raise_out_of_memory(Request{size, size, size, &large_blocks_, stream, std::move(context)});
   }
   const std::size_t rounded = sizes::round_size(size, config_);
-  Request request{size, rounded, sizes::segment_size(rounded),
-                  rounded <= sizes::kSmallSize ? &small_blocks_ : &large_blocks_, stream,
+  Request request{size, rounded, sizes::segment_size(rounded), pool_for(rounded, stream), stream,
                   std::move(context)};
 
   Block* block = find_cached(request);
   if (block == nullptr) {
-    garbage_collect();
+    if (!capturing) garbage_collect();
     block = allocate_segment(request);
+    if (block == nullptr && capturing) raise_out_of_memory(request);
     if (block == nullptr) {
       // Out of device memory: give back cached segments, the fewest first, and retry.
       ++stats_.num_alloc_retries;
@@ -91,6 +98,7 @@ Block* DeviceCache::allocate_segment(const Request& request) {
   void* ptr = runtime_.allocate(device_, request.segment);
   if (ptr == nullptr) return nullptr;
   reserved_ += request.segment;
+  ++request.pool->segments;
   ++stats_.num_device_alloc;
   const auto bytes = static_cast<int64_t>(request.segment);
   for_each_stat(*request.pool, [&](std::size_t type) {
@@ -169,6 +177,8 @@ void DeviceCache::free(Block* block, Traceback context) {
   if (block->size >= config_.max_split_size) stats_.oversize_allocations.decrease(1);
   if (block->stream_uses.empty()) {
     cache(block);
+  } else if (!allocating_to_pools_.empty()) {
+    deferred_event_blocks_.push_back(block);  // no events may be recorded until it ends
   } else {
     record_events(block);  // cached once every stream it was used on passes its event
   }
@@ -269,6 +279,8 @@ void DeviceCache::retire(const PendingEvent& pending) {
 }
 
 void DeviceCache::process_events() {
+  for (Block* block : deferred_event_blocks_) record_events(block);
+  deferred_event_blocks_.clear();
   for (auto it = pending_.begin(); it != pending_.end();) {
     auto& queue = it->second;
     while (!queue.empty()) {
@@ -282,6 +294,8 @@ void DeviceCache::process_events() {
 }
 
 void DeviceCache::synchronize_and_free_events() {
+  for (Block* block : deferred_event_blocks_) record_events(block);
+  deferred_event_blocks_.clear();
   ++stats_.num_sync_all_streams;
   for (auto& [stream, queue] : pending_) {
     (void)stream;

@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,6 +50,14 @@ class DeviceCache {
   void reset_accumulated_stats();
   void set_memory_fraction(double fraction);
   void append_snapshot(std::vector<SegmentInfo>& out);
+  // Private pools (CUDA graphs): while a filter is registered, the requests whose stream
+  // it accepts are served from pool `id`'s own blocks, which no other request reuses.
+  using PoolFilter = std::function<bool(StreamHandle)>;
+  void begin_allocate_to_pool(PoolId id, PoolFilter filter);
+  void end_allocate_to_pool(PoolId id);
+  // One user less; a pool without users gives its cached segments back on the next
+  // empty_cache() or out-of-memory retry, and is gone once its last block is.
+  void release_pool(PoolId id);
   // Memory history: what to record from now on (null: nothing), and the trace so far.
   void set_history(std::shared_ptr<const HistorySettings> settings, bool clear_trace);
   std::vector<TraceEntry> trace();
@@ -68,6 +78,8 @@ class DeviceCache {
     f(pool.is_small ? kSmallPool : kLargePool);
   }
 
+  // The pool that serves `size` bytes on `stream`: a private one while a filter takes it.
+  BlockPool* pool_for(std::size_t size, StreamHandle stream);
   Block* find_cached(Request& request);
   Block* allocate_segment(const Request& request);
   bool should_split(const Block* block, std::size_t size) const;
@@ -83,8 +95,9 @@ class DeviceCache {
   // cudaFree and the simulated runtime do: a freed block may still be in use by work on
   // its stream, which the cache orders but the runtime's pool does not.
   void release_segment(Block* block);
-  void release_pool(BlockPool& pool);
+  void release_cached_segments(BlockPool& pool);
   void release_cached_blocks();
+  void release_freeable_private_pools();
   bool release_available_cached_blocks(const Request& request);
   void garbage_collect();
 
@@ -105,6 +118,17 @@ class DeviceCache {
   DeviceStats stats_;
   BlockPool large_blocks_{false};
   BlockPool small_blocks_{true};
+  struct PrivatePool {
+    explicit PrivatePool(PoolId id) : large(false, id), small(true, id) {}
+    BlockPool large;
+    BlockPool small;
+    int use_count = 1;
+  };
+  std::map<PoolId, std::unique_ptr<PrivatePool>> private_pools_;
+  // Registered filters, oldest first. While any is, nothing waits on or queries events
+  // (a capture forbids it) and nothing is given back to the runtime.
+  std::vector<std::pair<PoolId, PoolFilter>> allocating_to_pools_;
+  std::vector<Block*> deferred_event_blocks_;  // freed meanwhile, with other streams' uses
   std::unordered_set<Block*> active_blocks_;  // allocated, or freed awaiting events
   // A free-time event and the block it holds back; `foreign` events were made on another
   // device (the stream's) and are destroyed after use instead of kept as spares.

@@ -15,6 +15,7 @@ void DeviceCache::release_segment(Block* block) {
   runtime_.free(device_, block->ptr);
   record(TraceAction::kSegmentFree, block->ptr, block->size, block->stream, nullptr);
   block->pool->blocks.erase(block);
+  --block->pool->segments;
   reserved_ -= block->size;
   ++stats_.num_device_free;
   for_each_stat(*block->pool, [&](std::size_t type) {
@@ -25,7 +26,7 @@ void DeviceCache::release_segment(Block* block) {
   delete block;
 }
 
-void DeviceCache::release_pool(BlockPool& pool) {
+void DeviceCache::release_cached_segments(BlockPool& pool) {
   for (auto it = pool.blocks.begin(); it != pool.blocks.end();) {
     Block* block = *it++;
     if (!block->is_split()) release_segment(block);  // split: the segment is in use
@@ -34,8 +35,9 @@ void DeviceCache::release_pool(BlockPool& pool) {
 
 void DeviceCache::release_cached_blocks() {
   synchronize_and_free_events();
-  release_pool(large_blocks_);
-  release_pool(small_blocks_);
+  release_cached_segments(large_blocks_);
+  release_cached_segments(small_blocks_);
+  release_freeable_private_pools();
 }
 
 // Frees the smallest whole cached segment big enough for `request`, else the largest ones

@@ -95,6 +95,10 @@ void DeviceCache::append_snapshot(std::vector<SegmentInfo>& out) {
   std::vector<Block*> blocks(active_blocks_.begin(), active_blocks_.end());
   for (BlockPool* pool : {&large_blocks_, &small_blocks_})
     blocks.insert(blocks.end(), pool->blocks.begin(), pool->blocks.end());
+  for (const auto& entry : private_pools_) {
+    for (BlockPool* pool : {&entry.second->large, &entry.second->small})
+      blocks.insert(blocks.end(), pool->blocks.begin(), pool->blocks.end());
+  }
   for (Block* head : blocks) {
     if (head->prev != nullptr) continue;
     SegmentInfo segment;
@@ -102,6 +106,7 @@ void DeviceCache::append_snapshot(std::vector<SegmentInfo>& out) {
     segment.address = reinterpret_cast<std::uintptr_t>(head->ptr);
     segment.stream = head->stream;
     segment.is_large = !head->pool->is_small;
+    segment.pool_id = head->pool->id;
     for (const Block* block = head; block != nullptr; block = block->next) {
       BlockInfo info;
       info.address = reinterpret_cast<std::uintptr_t>(block->ptr);

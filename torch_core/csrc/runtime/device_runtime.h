@@ -27,6 +27,14 @@ namespace torch_core {
 // Opaque handles owned by the runtime (a cudaStream_t / cudaEvent_t for CUDA).
 using StreamHandle = void*;
 using EventHandle = void*;
+// A captured graph and an instantiated, launchable one (cudaGraph_t / cudaGraphExec_t).
+using GraphHandle = void*;
+using GraphExecHandle = void*;
+
+// What other calls a stream capture forbids (cudaStreamCaptureMode): calls that could
+// synchronise with the captured work are refused from any thread (kGlobal), from the
+// capturing thread (kThreadLocal), or only where they touch the capture itself (kRelaxed).
+enum class CaptureMode { kGlobal, kThreadLocal, kRelaxed };
 
 enum class CopyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
 
@@ -120,6 +128,38 @@ class DeviceRuntime {
   virtual void stream_wait_event(StreamHandle stream, EventHandle event) = 0;
   // Milliseconds between two completed, timing-enabled events.
   virtual float elapsed_ms(EventHandle start, EventHandle end) = 0;
+
+  // --- Graphs (stream capture) ---------------------------------------------------
+  // Optional: a runtime without graphs keeps these defaults, which refuse clearly.
+  // From begin_capture() on, work queued on `stream` (and on streams that wait on an
+  // event recorded in the capture) is recorded, not run, until end_capture() returns it
+  // as a graph. A call that would synchronise with captured work fails and invalidates
+  // the capture, whose end_capture() then fails too (CUDA's rules).
+  virtual void begin_capture(StreamHandle /*stream*/, CaptureMode /*mode*/) {
+    no_graphs("begin_capture");
+  }
+  virtual GraphHandle end_capture(StreamHandle /*stream*/) { no_graphs("end_capture"); }
+  // The id of the capture `stream` takes part in; 0 when it is not capturing.
+  virtual std::uint64_t capture_id(StreamHandle /*stream*/) { return 0; }
+  virtual GraphExecHandle instantiate_graph(GraphHandle /*graph*/) {
+    no_graphs("instantiate_graph");
+  }
+  // Queues one run of the graph's work on `stream`, a stream of the graph's device.
+  virtual void launch_graph(GraphExecHandle /*graph*/, StreamHandle /*stream*/) {
+    no_graphs("launch_graph");
+  }
+  virtual void destroy_graph(GraphHandle /*graph*/) { no_graphs("destroy_graph"); }
+  virtual void destroy_graph_exec(GraphExecHandle /*graph*/) { no_graphs("destroy_graph_exec"); }
+  // Writes a description of a captured graph to `path` (Graphviz DOT for CUDA's).
+  virtual void dump_graph(GraphHandle /*graph*/, const std::string& /*path*/) {
+    no_graphs("dump_graph");
+  }
+
+ private:
+  [[noreturn]] static void no_graphs(const char* call) {
+    throw RuntimeError(std::string(call) +
+                       ": this device's runtime does not support graphs (stream capture)");
+  }
 };
 
 }  // namespace torch_core

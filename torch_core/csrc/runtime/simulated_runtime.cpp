@@ -119,6 +119,7 @@ void SimulatedRuntime::set_current_device(int device) {
 void SimulatedRuntime::synchronize_device(int device) {
   check_not_forked("synchronize_device");
   check_device(device, "synchronize_device");
+  refuse_unsafe_call(device, "synchronize_device");
   const std::vector<StreamPtr> streams = streams_of(device);
   drain(streams);
   std::string error;
@@ -224,6 +225,7 @@ void SimulatedRuntime::destroy_stream(StreamHandle stream) {
     if (SimulatedStream::current() == it->second.get()) {
       throw RuntimeError("destroy_stream: a stream cannot be destroyed from its own work");
     }
+    refuse_on_capturing_stream(it->second.get(), "destroy_stream");
     victim = it->second;
     streams_.erase(it);
   }
@@ -242,12 +244,14 @@ StreamPriorityRange SimulatedRuntime::stream_priority_range() const { return kPr
 bool SimulatedRuntime::query_stream(StreamHandle stream) {
   check_not_forked("query_stream");
   const StreamPtr target = stream_for(stream, "query_stream", StreamUse::kQueueOrWait);
+  refuse_on_capturing_stream(target.get(), "query_stream");
   return target->is_complete(target->last_position());
 }
 
 void SimulatedRuntime::synchronize_stream(StreamHandle stream) {
   check_not_forked("synchronize_stream");
   const StreamPtr target = stream_for(stream, "synchronize_stream", StreamUse::kQueueOrWait);
+  refuse_on_capturing_stream(target.get(), "synchronize_stream");
   target->wait(target->last_position());
   const std::string error = target->take_error();
   if (!error.empty()) {
@@ -260,14 +264,14 @@ void SimulatedRuntime::launch_host_func(StreamHandle stream, void (*fn)(void*), 
   check_not_forked("launch_host_func");
   const StreamPtr target = stream_for(stream, "launch_host_func", StreamUse::kQueueOrWait);
   if (fn == nullptr) throw RuntimeError("launch_host_func: the function is null");
-  target->enqueue([fn, data] { fn(data); });
+  submit(target, [fn, data] { fn(data); }, "launch_host_func");
 }
 
 void SimulatedRuntime::enqueue(StreamHandle stream, std::function<void()> work) {
   check_not_forked("enqueue");
   const StreamPtr target = stream_for(stream, "enqueue", StreamUse::kLaunch);
   if (!work) throw RuntimeError("enqueue: the work item is empty");
-  target->enqueue(std::move(work));
+  submit(target, std::move(work), "enqueue");
 }
 
 int SimulatedRuntime::stream_device(StreamHandle stream) const {
@@ -317,6 +321,7 @@ void SimulatedRuntime::record_event(EventHandle event, StreamHandle stream) {
                        std::to_string(target->device()) + " but the stream to device " +
                        std::to_string(on->device()) + "; as in CUDA they must match");
   }
+  if (record_in_capture(event, on)) return;
   const std::uint64_t id = target->begin_record(on.get());
   try {
     on->enqueue([target, id] { target->complete(id); });
@@ -329,12 +334,14 @@ void SimulatedRuntime::record_event(EventHandle event, StreamHandle stream) {
 bool SimulatedRuntime::query_event(EventHandle event) {
   check_not_forked("query_event");
   const EventPtr target = find_event(event, "query_event");
+  refuse_captured_event(event, "query_event");
   return target->is_complete(target->latest_record());
 }
 
 void SimulatedRuntime::synchronize_event(EventHandle event) {
   check_not_forked("synchronize_event");
   const EventPtr target = find_event(event, "synchronize_event");
+  refuse_captured_event(event, "synchronize_event");
   const std::uint64_t id = target->latest_record();
   const SimulatedStream* self = SimulatedStream::current();
   if (self != nullptr && target->pending_on(id, self)) {
@@ -348,6 +355,7 @@ void SimulatedRuntime::stream_wait_event(StreamHandle stream, EventHandle event)
   check_not_forked("stream_wait_event");
   const StreamPtr waiter = stream_for(stream, "stream_wait_event", StreamUse::kQueueOrWait);
   const EventPtr target = find_event(event, "stream_wait_event");
+  if (wait_in_capture(waiter, event)) return;
   // The wait is for the record current now, whose marker is already queued, so waits
   // can never form a cycle. An event never recorded is complete: nothing to wait for.
   const std::uint64_t id = target->latest_record();

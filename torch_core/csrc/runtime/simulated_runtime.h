@@ -21,10 +21,16 @@
 //   that device is current (CUDA's default stream names the current device's), work is
 //   launched only on a stream of the current device, an event is recorded only on a
 //   stream of its own device and elapsed_ms() takes two events of one device.
+// - Stream capture records the work queued on the capturing streams instead of running
+//   it (simulated_capture.h), and refuses what cudart refuses meanwhile: synchronising
+//   with or querying a capturing stream or device, pageable-memory copies on it, and
+//   (unless the capture is relaxed) the implicitly synchronising calls, blocking memcpy,
+//   free and free_host_pinned. A refused call invalidates the capture.
 //
 // All methods are safe to call concurrently from any number of threads.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -38,7 +44,9 @@
 
 namespace torch_core {
 
+class SimulatedCapture;
 class SimulatedEvent;
+struct SimulatedGraph;
 class SimulatedMemoryPool;
 class SimulatedStream;
 
@@ -86,6 +94,16 @@ class SimulatedRuntime final : public DeviceRuntime {
   void stream_wait_event(StreamHandle stream, EventHandle event) override;
   float elapsed_ms(EventHandle start, EventHandle end) override;
 
+  void begin_capture(StreamHandle stream, CaptureMode mode) override;
+  GraphHandle end_capture(StreamHandle stream) override;
+  std::uint64_t capture_id(StreamHandle stream) override;
+  GraphExecHandle instantiate_graph(GraphHandle graph) override;
+  void launch_graph(GraphExecHandle graph, StreamHandle stream) override;
+  void destroy_graph(GraphHandle graph) override;
+  void destroy_graph_exec(GraphExecHandle graph) override;
+  // A DOT file with one node per captured work item, in order.
+  void dump_graph(GraphHandle graph, const std::string& path) override;
+
   // --- Beyond the interface ----------------------------------------------------------
   // Runs `work` on `stream` in stream order: the simulated device's "kernel launch".
   void enqueue(StreamHandle stream, std::function<void()> work);
@@ -121,6 +139,29 @@ class SimulatedRuntime final : public DeviceRuntime {
   // Waits for what is queued now on each stream (no errors taken).
   static void drain(const std::vector<StreamPtr>& streams);
 
+  // --- Capture (simulated_runtime_graphs.cpp) ---
+  using CapturePtr = std::shared_ptr<SimulatedCapture>;
+  // Queues `work` on `target`, or appends it to the capture `target` takes part in.
+  void submit(const StreamPtr& target, std::function<void()> work, const char* call);
+  CapturePtr capture_of(const SimulatedStream* stream) const;  // null when not capturing
+  // Throws (and invalidates the capture) when `stream` is capturing: `call` would wait
+  // for, or report on, work that is being captured rather than run.
+  void refuse_on_capturing_stream(const SimulatedStream* stream, const char* call);
+  // Throws when a capture on `device` (-1: any) forbids implicitly synchronising calls
+  // from this thread (its CaptureMode), invalidating it.
+  void refuse_unsafe_call(int device, const char* call);
+  // An event whose latest record was captured: the capture, the stream and the mark.
+  struct CapturedRecord {
+    std::weak_ptr<SimulatedCapture> capture;
+    const SimulatedStream* stream;
+    std::uint64_t mark;
+  };
+  // record_event/stream_wait_event/query and synchronize of events, with capture.
+  bool record_in_capture(EventHandle event, const StreamPtr& on);
+  bool wait_in_capture(const StreamPtr& waiter, EventHandle event);
+  void refuse_captured_event(EventHandle event, const char* call);
+  std::shared_ptr<SimulatedGraph> find_graph(void* handle, bool exec, const char* call) const;
+
   const SimulatedConfig config_;
   const std::uint64_t id_;  // keys this runtime's thread-local current device
   const int owner_pid_;  // the process that made the runtime
@@ -131,6 +172,14 @@ class SimulatedRuntime final : public DeviceRuntime {
   std::unordered_map<StreamHandle, StreamPtr> streams_;  // default streams included
   mutable std::mutex events_mutex_;
   std::unordered_map<EventHandle, EventPtr> events_;
+
+  std::atomic<int> captures_underway_{0};  // fast path: no capture, no lookups
+  mutable std::mutex captures_mutex_;
+  std::uint64_t next_capture_id_ = 1;
+  std::unordered_map<const SimulatedStream*, CapturePtr> captures_;  // every member stream
+  std::unordered_map<EventHandle, CapturedRecord> captured_records_;
+  std::unordered_map<void*, std::shared_ptr<SimulatedGraph>> graphs_;       // captured
+  std::unordered_map<void*, std::shared_ptr<SimulatedGraph>> graph_execs_;  // instantiated
 };
 
 }  // namespace torch_core

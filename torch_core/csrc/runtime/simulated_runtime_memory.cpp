@@ -39,6 +39,7 @@ void* SimulatedRuntime::allocate(int device, std::size_t bytes) {
 void SimulatedRuntime::free(int device, void* ptr) {
   check_device(device, "free");
   if (ptr == nullptr) return;  // as cudaFree(nullptr)
+  refuse_unsafe_call(-1, "free");
   SimulatedMemoryPool& memory = *devices_[static_cast<std::size_t>(device)].memory;
   if (!memory.owns(ptr)) {
     for (int other = 0; other < config_.device_count; ++other) {
@@ -73,6 +74,7 @@ void* SimulatedRuntime::allocate_host_pinned(std::size_t bytes) { return pinned_
 
 void SimulatedRuntime::free_host_pinned(void* ptr) {
   if (ptr == nullptr) return;
+  refuse_unsafe_call(-1, "free_host_pinned");
   if (!pinned_->owns(ptr)) {
     throw RuntimeError("free_host_pinned: pointer " + pointer_text(ptr) +
                        " is not the start of pinned memory from allocate_host_pinned (never "
@@ -129,7 +131,7 @@ void SimulatedRuntime::memset_async(void* dst, int value, std::size_t bytes, Str
     throw RuntimeError("memset_async: the range [" + pointer_text(dst) + ", +" + std::to_string(bytes) +
                        " bytes) is not inside device memory allocated by this runtime");
   }
-  target->enqueue([dst, value, bytes] { std::memset(dst, value, bytes); });
+  submit(target, [dst, value, bytes] { std::memset(dst, value, bytes); }, "memset_async");
 }
 
 void SimulatedRuntime::memcpy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind,
@@ -141,14 +143,22 @@ void SimulatedRuntime::memcpy_async(void* dst, const void* src, std::size_t byte
   // As cudaMemcpyAsync: from pageable host memory the source is staged before the call
   // returns (the caller may reuse it at once); into pageable host memory the call returns
   // when the copy is done. Only pinned memory makes host copies truly asynchronous.
+  const bool pageable = (kind == CopyKind::kHostToDevice && !is_pinned(src, bytes)) ||
+                        (kind == CopyKind::kDeviceToHost && !is_pinned(dst, bytes));
+  // Staging or waiting for a pageable copy is host work at the call, which a graph
+  // cannot replay.
+  if (pageable) refuse_on_capturing_stream(target.get(), "memcpy_async with pageable host memory");
   if (kind == CopyKind::kHostToDevice && !is_pinned(src, bytes)) {
     const auto* begin = static_cast<const unsigned char*>(src);
     std::vector<unsigned char> staged(begin, begin + bytes);
     target->enqueue([dst, staged = std::move(staged)] { std::memcpy(dst, staged.data(), staged.size()); });
     return;
   }
-  const std::uint64_t position = target->enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); });
-  if (kind == CopyKind::kDeviceToHost && !is_pinned(dst, bytes)) target->wait(position);
+  if (!pageable) {
+    submit(target, [dst, src, bytes] { std::memcpy(dst, src, bytes); }, "memcpy_async");
+    return;
+  }
+  target->wait(target->enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); }));
 }
 
 void SimulatedRuntime::memcpy(void* dst, const void* src, std::size_t bytes, CopyKind kind) {
@@ -157,6 +167,7 @@ void SimulatedRuntime::memcpy(void* dst, const void* src, std::size_t bytes, Cop
   const int device = current_device();
   check_device(device, "memcpy");
   if (bytes == 0) return;
+  refuse_unsafe_call(-1, "memcpy");
   check_copy(dst, src, bytes, kind, "memcpy");
   SimulatedStream& stream = *devices_[static_cast<std::size_t>(device)].default_stream;
   stream.wait(stream.enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); }));

@@ -13,6 +13,9 @@
 // cudaMemcpy orders after, which is what memcpy()'s contract promises.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_cuda {
@@ -56,6 +59,17 @@ class CudaRuntime final : public torch_core::DeviceRuntime {
   void synchronize_event(torch_core::EventHandle event) override;
   void stream_wait_event(torch_core::StreamHandle stream, torch_core::EventHandle event) override;
   float elapsed_ms(torch_core::EventHandle start, torch_core::EventHandle end) override;
+
+  // --- Graphs: stream capture (cuda_device_graphs.cpp) ----------------------------
+  // A GraphHandle is a cudaGraph_t and a GraphExecHandle a cudaGraphExec_t.
+  void begin_capture(torch_core::StreamHandle stream, torch_core::CaptureMode mode) override;
+  torch_core::GraphHandle end_capture(torch_core::StreamHandle stream) override;
+  std::uint64_t capture_id(torch_core::StreamHandle stream) override;
+  torch_core::GraphExecHandle instantiate_graph(torch_core::GraphHandle graph) override;
+  void launch_graph(torch_core::GraphExecHandle graph, torch_core::StreamHandle stream) override;
+  void destroy_graph(torch_core::GraphHandle graph) override;
+  void destroy_graph_exec(torch_core::GraphExecHandle graph) override;
+  void dump_graph(torch_core::GraphHandle graph, const std::string& path) override;
 };
 
 }  // namespace torch_cuda

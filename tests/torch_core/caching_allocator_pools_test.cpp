@@ -1,0 +1,136 @@
+// The caching allocator's private pools (the memory of CUDA graphs) over the simulated
+// runtime's stream capture: what a capture allocates comes from its pool and is never
+// handed to eager work, pools are shared by id and given back once released, and
+// nothing waits on events or frees memory while a capture is underway.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "tests/cc_check/check.h"
+#include "tests/torch_core/allocator_test_support.h"
+#include "torch_core/csrc/runtime/caching_allocator.h"
+#include "torch_core/csrc/runtime/simulated_runtime.h"
+
+namespace {
+
+using namespace allocator_test;  // NOLINT: the tests' shared vocabulary
+using torch_core::CaptureMode;
+using PoolId = CachingAllocator::PoolId;
+
+constexpr PoolId kPool{0, 1};
+
+// Allocations on streams of `stream`'s current capture go to `pool` (as CUDAGraph does).
+void begin_capture_into(SimulatedRuntime& runtime, CachingAllocator& allocator, StreamHandle stream,
+                        PoolId pool) {
+  runtime.begin_capture(stream, CaptureMode::kGlobal);
+  const std::uint64_t id = runtime.capture_id(stream);
+  allocator.begin_allocate_to_pool(0, pool, [&runtime, id](StreamHandle s) { return runtime.capture_id(s) == id; });
+}
+
+void end_capture_of(SimulatedRuntime& runtime, CachingAllocator& allocator, StreamHandle stream,
+                    PoolId pool) {
+  allocator.end_allocate_to_pool(0, pool);
+  runtime.destroy_graph(runtime.end_capture(stream));
+}
+
+int64_t reserved(const CachingAllocator& allocator) {
+  return value_of(allocator.stats(0).reserved_bytes[kAggregatePool].current);
+}
+
+void test_capture_allocates_from_its_pool() {
+  SimulatedRuntime runtime(device_config());
+  CachingAllocator allocator(runtime);
+  StreamHandle capturing = runtime.create_stream(0, 0);
+  StreamHandle eager = runtime.create_stream(0, 0);
+  void* before = allocator.allocate(0, 1000, capturing);
+  allocator.free(before);  // cached in the default small pool
+
+  begin_capture_into(runtime, allocator, capturing, kPool);
+  void* in_graph = allocator.allocate(0, 1000, capturing);
+  CHECK_TRUE(in_graph != before);  // the default pool's cached block is not taken
+  allocator.free(in_graph);
+  CHECK_EQ(allocator.allocate(0, 1000, capturing), in_graph);  // reused within the pool
+  void* beside = allocator.allocate(0, 1000, eager);  // not captured: the default pool
+  CHECK_TRUE(beside != in_graph);
+  end_capture_of(runtime, allocator, capturing, kPool);
+  allocator.free(in_graph);
+
+  // After the capture the pool's blocks serve nobody else.
+  void* after = allocator.allocate(0, 1000, capturing);
+  CHECK_EQ(after, before);
+  const std::vector<SegmentInfo> segments = allocator.snapshot();
+  const SegmentInfo* graph_segment = segment_at(segments, in_graph);
+  CHECK_TRUE(graph_segment != nullptr);
+  CHECK_TRUE(graph_segment->pool_id == kPool);
+  CHECK_TRUE(segment_at(segments, before)->pool_id == (PoolId{0, 0}));
+
+  // Released, the pool gives its segment back on the next empty_cache.
+  const int64_t with_pool = reserved(allocator);
+  allocator.release_pool(0, kPool);
+  allocator.empty_cache();
+  CHECK_EQ(reserved(allocator), with_pool - 2 * kMiB);  // the pool's small segment
+  CHECK_THROWS(allocator.release_pool(0, kPool), RuntimeError, "no user to release");
+  CHECK_THROWS(allocator.end_allocate_to_pool(0, kPool), RuntimeError, "nothing allocates to pool");
+  CHECK_THROWS(allocator.begin_allocate_to_pool(0, {0, 0}, [](StreamHandle) { return true; }), RuntimeError,
+               "default pools");
+  for (void* ptr : {beside, after}) allocator.free(ptr);
+  for (StreamHandle stream : {capturing, eager}) runtime.destroy_stream(stream);
+}
+
+void test_shared_pool_lives_until_its_last_user() {
+  SimulatedRuntime runtime(device_config());
+  CachingAllocator allocator(runtime);
+  StreamHandle stream = runtime.create_stream(0, 0);
+  for (int graph = 0; graph < 2; ++graph) {
+    begin_capture_into(runtime, allocator, stream, kPool);
+    allocator.free(allocator.allocate(0, mib(4), stream));
+    end_capture_of(runtime, allocator, stream, kPool);
+  }
+  CHECK_EQ(reserved(allocator), static_cast<int64_t>(mib(20)));  // one segment: shared
+  allocator.release_pool(0, kPool);
+  allocator.empty_cache();
+  CHECK_EQ(reserved(allocator), static_cast<int64_t>(mib(20)));  // one user left
+  allocator.release_pool(0, kPool);
+  allocator.empty_cache();
+  CHECK_EQ(reserved(allocator), 0);
+  runtime.destroy_stream(stream);
+}
+
+void test_nothing_waits_or_frees_during_capture() {
+  SimulatedRuntime runtime(device_config(1, mib(32)));
+  CachingAllocator allocator(runtime);
+  StreamHandle stream = runtime.create_stream(0, 0);
+  StreamHandle side = runtime.create_stream(0, 0);
+  void* used = allocator.allocate(0, 1000, stream);
+  void* cached = allocator.allocate(0, mib(4), stream);
+  allocator.free(cached);  // a 20 MiB cached segment, free to give back outside capture
+
+  begin_capture_into(runtime, allocator, stream, kPool);
+  // A block used on another stream is freed without recording an event now ...
+  allocator.record_stream(used, 0, side);
+  allocator.free(used);
+  CHECK_EQ(value_of(allocator.stats(0).active[kAggregatePool].current), 1);
+  // ... and running out of memory raises instead of freeing cached segments.
+  CHECK_THROWS(allocator.allocate(0, mib(16), stream), OutOfMemoryError, "out of memory");
+  CHECK_EQ(reserved(allocator), static_cast<int64_t>(mib(22)));
+  end_capture_of(runtime, allocator, stream, kPool);
+
+  // Once it ends, the next allocation records the deferred event; once the side stream
+  // passes it, the block comes back.
+  allocator.free(allocator.allocate(0, 1000, stream));
+  runtime.synchronize_stream(side);
+  CHECK_EQ(allocator.allocate(0, 1000, stream), used);
+  allocator.free(used);
+  CHECK_EQ(value_of(allocator.stats(0).active[kAggregatePool].current), 0);
+  allocator.release_pool(0, kPool);
+  for (StreamHandle s : {stream, side}) runtime.destroy_stream(s);
+}
+
+}  // namespace
+
+int main() {
+  cc_check::run("capture_allocates_from_its_pool", test_capture_allocates_from_its_pool);
+  cc_check::run("shared_pool_lives_until_its_last_user", test_shared_pool_lives_until_its_last_user);
+  cc_check::run("nothing_waits_or_frees_during_capture", test_nothing_waits_or_frees_during_capture);
+  return cc_check::summary();
+}

@@ -1,0 +1,87 @@
+// DeviceCache's private pools: the memory of CUDA graphs (stock's graph_pools). A graph's
+// allocations must keep their addresses for every replay, so while it is captured its
+// requests are served from a pool of its own, which eager requests never reuse; graphs
+// that share a pool id share that memory.
+#include "torch_core/csrc/runtime/caching_allocator_device.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "torch_core/csrc/runtime/allocator_sizes.h"
+
+namespace torch_core {
+namespace caching_allocator_detail {
+namespace {
+
+std::string pool_text(PoolId id) {
+  return "(" + std::to_string(id.first) + ", " + std::to_string(id.second) + ")";
+}
+
+}  // namespace
+
+BlockPool* DeviceCache::pool_for(std::size_t size, StreamHandle stream) {
+  const bool small = size <= allocator_sizes::kSmallSize;
+  // The most recent registration first, as stock's allocator looks them up.
+  for (auto it = allocating_to_pools_.rbegin(); it != allocating_to_pools_.rend(); ++it) {
+    if (!it->second(stream)) continue;
+    PrivatePool& pool = *private_pools_.at(it->first);
+    return small ? &pool.small : &pool.large;
+  }
+  return small ? &small_blocks_ : &large_blocks_;
+}
+
+void DeviceCache::begin_allocate_to_pool(PoolId id, PoolFilter filter) {
+  if (id == PoolId{0, 0}) {
+    throw RuntimeError("begin_allocate_to_pool: (0, 0) names the default pools, not a private "
+                       "pool; use graph_pool_handle() for a new id");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = private_pools_.find(id);
+  if (it == private_pools_.end()) {
+    private_pools_.emplace(id, std::make_unique<PrivatePool>(id));
+  } else {
+    ++it->second->use_count;
+  }
+  allocating_to_pools_.emplace_back(id, std::move(filter));
+}
+
+void DeviceCache::end_allocate_to_pool(PoolId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = std::find_if(allocating_to_pools_.begin(), allocating_to_pools_.end(),
+                               [&](const auto& entry) { return entry.first == id; });
+  if (it == allocating_to_pools_.end()) {
+    throw RuntimeError("end_allocate_to_pool: nothing allocates to pool " + pool_text(id) +
+                       " on device " + std::to_string(device_));
+  }
+  allocating_to_pools_.erase(it);
+}
+
+void DeviceCache::release_pool(PoolId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = private_pools_.find(id);
+  if (it == private_pools_.end() || it->second->use_count == 0) {
+    throw RuntimeError("release_pool: pool " + pool_text(id) + " on device " +
+                       std::to_string(device_) + " has no user to release");
+  }
+  --it->second->use_count;
+}
+
+// Gives back the whole cached segments of pools without users, and forgets the pools
+// that hold no segment any more (blocks still allocated keep theirs alive).
+void DeviceCache::release_freeable_private_pools() {
+  for (auto it = private_pools_.begin(); it != private_pools_.end();) {
+    PrivatePool& pool = *it->second;
+    if (pool.use_count > 0) {
+      ++it;
+      continue;
+    }
+    release_cached_segments(pool.large);
+    release_cached_segments(pool.small);
+    const bool empty = pool.large.segments == 0 && pool.small.segments == 0;
+    it = empty ? private_pools_.erase(it) : std::next(it);
+  }
+}
+
+}  // namespace caching_allocator_detail
+}  // namespace torch_core
