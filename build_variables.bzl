@@ -104,6 +104,7 @@ torch_core_device_headers = [
     "torch_core/csrc/device/cpu_fallback_state.h",
     "torch_core/csrc/device/deleter_table.h",
     "torch_core/csrc/device/device_allocator.h",
+    "torch_core/csrc/device/device_graph.h",
     "torch_core/csrc/device/device_guard.h",
     "torch_core/csrc/device/gpu_trace.h",
     "torch_core/csrc/device/host_allocator.h",
@@ -120,6 +121,7 @@ torch_core_device_sources = [
     "torch_core/csrc/device/accelerator_errors.cpp",
     "torch_core/csrc/device/backend.cpp",
     "torch_core/csrc/device/device_allocator.cpp",
+    "torch_core/csrc/device/device_graph.cpp",
     "torch_core/csrc/device/device_guard.cpp",
     "torch_core/csrc/device/host_allocator.cpp",
     "torch_core/csrc/device/lazy_runtime.cpp",
@@ -132,11 +134,13 @@ torch_core_device_sources = [
 
 # torch_core device layer, Python face: the functions every device module is built from.
 torch_core_device_python_headers = [
+    "torch_core/csrc/device/graph_bindings.h",
     "torch_core/csrc/device/memory_history_bindings.h",
     "torch_core/csrc/device/python_bindings.h",
 ]
 
 torch_core_device_python_sources = [
+    "torch_core/csrc/device/graph_bindings.cpp",
     "torch_core/csrc/device/memory_history_bindings.cpp",
     "torch_core/csrc/device/python_bindings.cpp",
 ]
@@ -523,6 +527,7 @@ torch_cuda_python_sources = [
     "third_device/torch_cuda/torch_cuda/torch_c/comm.py",
     "third_device/torch_cuda/torch_cuda/torch_c/coverage.py",
     "third_device/torch_cuda/torch_cuda/torch_c/device.py",
+    "third_device/torch_cuda/torch_cuda/torch_c/graphs.py",
     "third_device/torch_cuda/torch_cuda/torch_c/memory.py",
     "third_device/torch_cuda/torch_cuda/torch_c/names.py",
     "third_device/torch_cuda/torch_cuda/torch_c/nvtx.py",

@@ -12,6 +12,7 @@ CONTRACT_TESTS = [
     "device",
     "fallback",
     "generator",
+    "graphs",
     "memory",
     "oom",
     "op_layer",

@@ -370,9 +370,24 @@ except RuntimeError as error:
         )
         with self.assertRaisesRegex(RuntimeError, r"does not support torch\.cuda\.jiterator"):
             add(_ones(2, d="cuda"), _ones(2, d="cuda"))
-        with self.assertRaisesRegex(RuntimeError, "does not support CUDA graphs yet"):
-            torch.cuda.CUDAGraph()
         self.assertEqual(float(_ones(2, d="cuda").sum()), 2.0)
+
+    def test_cuda_graph_misuse(self) -> None:
+        graph = torch.cuda.CUDAGraph()
+        with self.assertRaisesRegex(RuntimeError, "without a preceding successful capture"):
+            graph.replay()
+        with self.assertRaisesRegex(RuntimeError, "Unknown capture error mode"):
+            graph.capture_begin(capture_error_mode="strict")
+        with self.assertRaisesRegex(RuntimeError, "must be captured on a non-default stream"):
+            graph.capture_begin()
+        with torch.cuda.stream(torch.cuda.Stream()):
+            graph.capture_begin()
+            with self.assertRaisesRegex(RuntimeError, "not permitted when stream is capturing"):
+                torch.cuda.current_stream().synchronize()
+            with self.assertRaisesRegex(RuntimeError, "previous error during capture"):
+                graph.capture_end()
+        self.assertFalse(torch.cuda.is_current_stream_capturing())
+        self.assertEqual(float(_ones(2, d="cuda").sum()), 2.0)  # still usable
 
     def test_cuda_in_forked_child_after_init(self) -> None:
         torch.ones(1, device="cuda")

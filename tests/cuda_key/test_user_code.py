@@ -209,6 +209,26 @@ class UserCode(unittest.TestCase):
         typed = torch.ones(3).storage().cuda()
         self.assertEqual(typed.device.type, "cuda")
 
+    def test_cuda_graph_whole_network(self) -> None:
+        # The pattern of torch.cuda's graph docs: warm up on a side stream, capture a
+        # forward pass, then refill the static input and replay.
+        model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU()).cuda()
+        static_input = torch.randn(4, 32, device="cuda")
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                model(static_input)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_output = model(static_input)
+        for _ in range(2):
+            batch = torch.randn(4, 32, device="cuda")
+            static_input.copy_(batch)
+            graph.replay()
+            torch.testing.assert_close(static_output, model(batch))
+
 
 class MultiDevice(unittest.TestCase):
     """nn.DataParallel and torch.nn.parallel.comm over the two devices."""

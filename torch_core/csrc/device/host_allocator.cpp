@@ -80,6 +80,46 @@ void PinnedHostAllocator::record_stream(const void* ptr, int device, StreamHandl
   runtime_call(device_type_, [&] { core_.record_stream(block, device, stream); });
 }
 
+bool PinnedHostAllocator::record_event(void* ptr, void* /*ctx*/, c10::Stream stream) {
+  const StreamHandle handle = Backend::get(device_type_).streams().handle(stream);
+  record_stream(ptr, stream.device_index(), handle);
+  return true;
+}
+
 void PinnedHostAllocator::empty_cache() { core_.empty_cache(); }
+
+at::HostStats PinnedHostAllocator::get_stats() {
+  const HostAllocatorStats stats = core_.stats();
+  const auto stat = [](const Stat& from) {
+    c10::CachingAllocator::Stat to;
+    to.current = from.current;
+    to.peak = from.peak;
+    to.allocated = from.allocated;
+    to.freed = from.freed;
+    return to;
+  };
+  const auto duration = [](const DurationStat& from) {
+    c10::CachingAllocator::DurationStat to;
+    to.total = from.total;
+    to.max = from.max;
+    to.min = from.min;
+    to.count = from.count;
+    return to;
+  };
+  at::HostStats result;
+  result.active_requests = stat(stats.allocation);
+  result.active_bytes = stat(stats.allocated_bytes);
+  result.allocations = stat(stats.segment);
+  result.allocated_bytes = stat(stats.reserved_bytes);
+  result.host_alloc_time = duration(stats.host_alloc_time);
+  result.host_free_time = duration(stats.host_free_time);
+  result.num_host_alloc = stats.num_host_alloc;
+  result.num_host_free = stats.num_host_free;
+  return result;
+}
+
+void PinnedHostAllocator::reset_accumulated_stats() { core_.reset_accumulated_stats(); }
+
+void PinnedHostAllocator::reset_peak_stats() { core_.reset_peak_stats(); }
 
 }  // namespace torch_core

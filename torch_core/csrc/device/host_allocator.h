@@ -12,15 +12,19 @@
 #include <map>
 #include <mutex>
 
+#include <ATen/core/CachingHostAllocator.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/DeviceType.h>
+#include <c10/core/Stream.h>
 
 #include "torch_core/csrc/runtime/device_runtime.h"
 #include "torch_core/csrc/runtime/host_pinned_allocator.h"
 
 namespace torch_core {
 
-class PinnedHostAllocator final : public c10::Allocator {
+// Also the device type's at::HostAllocator (at::setHostAllocator), which
+// torch.accelerator's host-memory functions reach.
+class PinnedHostAllocator final : public at::HostAllocator {
  public:
   // The device type's Backend owns it: the raw deleter finds it there, by type.
   PinnedHostAllocator(c10::DeviceType device_type, DeviceRuntime& runtime);
@@ -38,8 +42,14 @@ class PinnedHostAllocator final : public c10::Allocator {
   // address inside it): the block is not reused before that copy has run. No-op for a
   // pointer outside this allocator's live blocks.
   void record_stream(const void* ptr, int device, StreamHandle stream);
-  void empty_cache();
   HostPinnedAllocator& core() { return core_; }
+
+  // at::HostAllocator
+  bool record_event(void* ptr, void* ctx, c10::Stream stream) override;
+  void empty_cache() override;
+  at::HostStats get_stats() override;
+  void reset_accumulated_stats() override;
+  void reset_peak_stats() override;
 
  private:
   const c10::DeviceType device_type_;

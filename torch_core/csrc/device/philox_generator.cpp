@@ -7,6 +7,8 @@
 #include <c10/core/TensorOptions.h>
 #include <c10/util/Exception.h>
 
+#include "torch_core/csrc/device/device_graph.h"
+
 namespace torch_core {
 
 namespace {
@@ -62,6 +64,11 @@ c10::intrusive_ptr<c10::TensorImpl> PhiloxGenerator::get_state() const {
 }
 
 PhiloxInputs PhiloxGenerator::philox_inputs(uint64_t draws) {
+  // The offset goes to the kernel as a value: a captured graph would replay these numbers.
+  TORCH_CHECK(!current_stream_capturing(device_.type(), device_.index()),
+              "Random number generation while capturing a ", c10::DeviceTypeName(device_.type()),
+              " graph is not supported by torch_core yet: every replay would repeat the captured "
+              "numbers. Generate them outside the capture (pass them in as a static input).");
   const uint64_t rounded = (draws + 3) / 4 * 4;
   const PhiloxInputs inputs{seed_, offset_};
   offset_ += rounded;

@@ -14,6 +14,7 @@
 
 #include "torch_core/csrc/aten/cpu_fallback.h"
 #include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/graph_bindings.h"
 #include "torch_core/csrc/device/memory_history_bindings.h"
 #include "torch_core/csrc/device/storage_resize.h"
 
@@ -39,6 +40,7 @@ py::dict segment_dict(const SegmentInfo& segment) {
   result["requested_size"] = segment.requested_size;
   result["stream"] = reinterpret_cast<std::uintptr_t>(segment.stream);
   result["segment_type"] = segment.is_large ? "large" : "small";
+  result["segment_pool_id"] = py::make_tuple(segment.pool_id.first, segment.pool_id.second);
   py::list blocks;
   for (const BlockInfo& block : segment.blocks) {
     py::dict b;
@@ -179,6 +181,10 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
     b->allocator().emptyCache();
     b->host_allocator().empty_cache();
   });
+  m.def("_empty_host_cache", [b] {
+    py::gil_scoped_release no_gil;
+    b->host_allocator().empty_cache();
+  });
   m.def("_reset_peak_memory_stats", [b](int device) {
     b->allocator().resetPeakStats(static_cast<c10::DeviceIndex>(device));
   }, py::arg("device") = -1);
@@ -203,6 +209,7 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
         py::arg("enabled"));
   m.def("_caching_allocator_is_enabled", [b] { return b->allocator().core().caching_enabled(); });
   bind_memory_history(m, backend);
+  bind_graphs(m, backend);
   m.def("_mem_get_info", [b](int device) {
     return b->allocator().getMemoryInfo(b->checked_index(static_cast<c10::DeviceIndex>(device)));
   }, py::arg("device") = -1);

@@ -2,10 +2,12 @@
 
 #include <utility>
 
+#include <ATen/core/CachingHostAllocator.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
+#include "torch_core/csrc/device/device_graph.h"
 #include "torch_core/csrc/device/privateuse1_hooks.h"
 
 namespace torch_core {
@@ -16,6 +18,8 @@ Backend& register_backend(BackendOptions options) {
   // Leaked: c10's guard registry holds the pointer for the life of the process.
   new c10::impl::DeviceGuardImplRegistrar(type, &backend.guard());
   c10::SetAllocator(type, &backend.allocator());
+  at::setHostAllocator(type, &backend.host_allocator());
+  register_graph_impl(backend);
   if (type == c10::DeviceType::PrivateUse1) {
     at::RegisterPrivateUse1HooksInterface(new PrivateUse1Hooks());
   }

@@ -3,8 +3,8 @@ expect of a CUDA build, made from _CUDAC: torch_core's device functions plus CUD
 
 ``coverage`` says, without importing torch, which names there are and what each is made
 of; ``build(torch_C, C)`` makes them; torch_patches/torch_c_names.py installs them. One
-module per part of stock's bindings: device and streams, memory, the stream and event
-bases, multi-device copies (comm), TunableOp, and the unsupported features' stubs.
+module per part of stock's bindings: device and streams, graphs, memory, the stream and
+event bases, multi-device copies (comm), TunableOp, and the unsupported features' stubs.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
     from torch_cuda.torch_c import (
         comm,
         device,
+        graphs,
         memory,
         nvtx,
         stream_event,
@@ -30,6 +31,7 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
     for part in (
         comm.NAMES,
         device.build(C),
+        graphs.build(C),
         memory.build(C),
         nvtx.build(C),
         stream_event.build(torch_C, C),

@@ -48,7 +48,15 @@ PROVIDED: dict[str, str] = {
     "_cuda_get_sync_debug_mode": "a stored mode (no sync warnings yet)",
     "_cuda_set_sync_debug_mode": "stores the mode",
     "_cuda_getCompiledVersion": "_CUDAC.cudart_version",
-    "_cuda_isCurrentStreamCapturing": "False (no CUDA graph capture)",
+    "_cuda_isCurrentStreamCapturing": "_CUDAC._is_current_stream_capturing (runtime capture id)",
+    "_CUDAGraph": "subclass of _CUDAC._Graph (torch_core's DeviceGraph: capture, private pool)",
+    "_graph_pool_handle": "_CUDAC._graph_pool_handle (a new private pool id)",
+    "_cuda_beginAllocateToPool": "_CUDAC._begin_allocate_to_pool (every stream to the pool)",
+    "_cuda_beginAllocateCurrentThreadToPool": (
+        "_CUDAC._begin_allocate_current_thread_to_pool (this thread's allocations)"
+    ),
+    "_cuda_endAllocateToPool": "_CUDAC._end_allocate_to_pool",
+    "_cuda_releasePool": "_CUDAC._release_pool (its memory goes at the next empty_cache)",
     "_cuda_isHistoryEnabled": "_CUDAC._is_history_enabled",
     "_cuda_getAllocatorBackend": "'native' (torch_core's caching allocator)",
     "_cuda_cudaCachingAllocator_is_enabled": "_CUDAC._caching_allocator_is_enabled",
@@ -69,6 +77,8 @@ PROVIDED: dict[str, str] = {
     "_gather": "torch_cuda.torch_c.comm.gather",
     "_gather_out": "torch_cuda.torch_c.comm.gather_out",
     "_cuda_ipc_collect": "no-op (no CUDA IPC)",
+    # Outside the 93 too: torch.cuda.graph's __enter__ calls it.
+    "_host_emptyCache": "_CUDAC._empty_host_cache (the pinned host allocator's cache)",
     "_CudaStreamBase": "Python subclass of torch._C.Stream",
     "_CudaEventBase": "subclass of torch._C.Event; elapsed_time via _CUDAC._event_elapsed_time",
     "_CudaDeviceProperties": "Python class over _CUDAC._get_device_properties",
@@ -102,12 +112,6 @@ PROVIDED: dict[str, str] = {
 # memory.py) for features torch_cuda does not have yet: present so the import works,
 # raising a clear error when used. name -> the feature.
 STUBS: dict[str, str] = {
-    "_CUDAGraph": "CUDA graphs",
-    "_graph_pool_handle": "CUDA graph memory pools",
-    "_cuda_beginAllocateToPool": "allocating to a memory pool",
-    "_cuda_beginAllocateCurrentThreadToPool": "allocating to a memory pool",
-    "_cuda_endAllocateToPool": "allocating to a memory pool",
-    "_cuda_releasePool": "memory pools",
     "_cuda_CUDAAllocator": "pluggable CUDA allocators",
     # Stock compiles jiterator kernels with NVRTC at run time; torch's own operations
     # run natively on the CUDA key instead.

@@ -132,10 +132,6 @@ def build(C: ModuleType) -> Names:
         return tuple(C._external_stream(int(data_ptr), index))
 
     @names.export
-    def _cuda_isCurrentStreamCapturing() -> bool:
-        return False
-
-    @names.export
     def _cuda_synchronize() -> None:
         C._synchronize(-1)
 

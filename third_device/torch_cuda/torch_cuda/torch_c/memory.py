@@ -63,6 +63,10 @@ def build(C: ModuleType) -> Names:
         C._empty_cache()
 
     @names.export
+    def _host_emptyCache() -> None:
+        C._empty_host_cache()
+
+    @names.export
     def _cuda_cudaCachingAllocator_raw_alloc(size: int, cuda_stream: int) -> int:
         return int(C._raw_alloc(int(size), int(cuda_stream)))
 

@@ -1,0 +1,60 @@
+"""torch._C's CUDA graph names (stock: torch/csrc/cuda/Graph.cpp and the pool functions of
+Module.cpp) over _CUDAC's graphs: stream capture into the runtime's graph, with the
+capture's memory in a private pool of the caching allocator (torch_core's device_graph.h).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from torch_cuda.torch_c.names import Names
+
+Pool = tuple[int, int]
+
+
+def build(C: ModuleType) -> dict[str, Any]:
+    names = Names()
+
+    class _CUDAGraph(C._Graph):  # type: ignore[misc, name-defined]
+        """torch.cuda.CUDAGraph's base: capture, instantiate, replay, reset, pool."""
+
+        def raw_cuda_graph(self) -> int:
+            return int(self.raw_graph())
+
+        def raw_cuda_graph_exec(self) -> int:
+            return int(self.raw_graph_exec())
+
+        def register_generator_state(self, *args: object) -> None:
+            raise RuntimeError(
+                "torch_cuda does not capture random number generation in CUDA graphs yet: "
+                "generate random numbers outside the capture"
+            )
+
+    names["_CUDAGraph"] = _CUDAGraph
+
+    @names.export
+    def _graph_pool_handle() -> Pool:
+        return tuple(C._graph_pool_handle())
+
+    @names.export
+    def _cuda_isCurrentStreamCapturing() -> bool:
+        return bool(C._is_current_stream_capturing())
+
+    @names.export
+    def _cuda_beginAllocateToPool(device: int, mempool_id: Pool) -> None:
+        C._begin_allocate_to_pool(int(device), tuple(mempool_id))
+
+    @names.export
+    def _cuda_beginAllocateCurrentThreadToPool(device: int, mempool_id: Pool) -> None:
+        C._begin_allocate_current_thread_to_pool(int(device), tuple(mempool_id))
+
+    @names.export
+    def _cuda_endAllocateToPool(device: int, mempool_id: Pool) -> None:
+        C._end_allocate_to_pool(int(device), tuple(mempool_id))
+
+    @names.export
+    def _cuda_releasePool(device: int, mempool_id: Pool) -> None:
+        C._release_pool(int(device), tuple(mempool_id))
+
+    return names

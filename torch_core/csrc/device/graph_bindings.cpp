@@ -1,0 +1,83 @@
+#include "torch_core/csrc/device/graph_bindings.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include <c10/util/Exception.h>
+#include <pybind11/stl.h>
+
+#include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/device_graph.h"
+
+namespace py = pybind11;
+
+namespace torch_core {
+namespace {
+
+// torch.cuda's capture_error_mode names, as stock's CUDAGraph binding parses them.
+at::GraphCaptureMode parse_capture_mode(const std::string& mode) {
+  if (mode == "default") return at::GraphCaptureMode::Default;
+  if (mode == "global") return at::GraphCaptureMode::Global;
+  if (mode == "thread_local") return at::GraphCaptureMode::ThreadLocal;
+  if (mode == "relaxed") return at::GraphCaptureMode::Relaxed;
+  TORCH_CHECK(false, "Unknown capture error mode. Expected `global`, `thread_local`, or `relaxed`, got ",
+              mode);
+}
+
+}  // namespace
+
+void bind_graphs(py::module_& m, Backend& backend) {
+  Backend* b = &backend;  // process-lifetime: captured by pointer
+  using Pool = std::pair<std::uint64_t, std::uint64_t>;
+
+  py::class_<DeviceGraph>(m, "_Graph")
+      .def(py::init([b](bool keep_graph) { return std::make_unique<DeviceGraph>(*b, keep_graph); }),
+           py::arg("keep_graph") = false)
+      .def("capture_begin",
+           [](DeviceGraph& graph, std::optional<Pool> pool, const std::string& capture_error_mode) {
+             const at::GraphCaptureMode mode = parse_capture_mode(capture_error_mode);
+             py::gil_scoped_release no_gil;
+             graph.capture_begin(pool.value_or(Pool{0, 0}), mode);
+           },
+           py::arg("pool") = std::nullopt, py::arg("capture_error_mode") = "global")
+      .def("capture_end", &DeviceGraph::capture_end, py::call_guard<py::gil_scoped_release>())
+      .def("instantiate", &DeviceGraph::instantiate, py::call_guard<py::gil_scoped_release>())
+      .def("replay", &DeviceGraph::replay, py::call_guard<py::gil_scoped_release>())
+      .def("reset", &DeviceGraph::reset, py::call_guard<py::gil_scoped_release>())
+      .def("pool", [](const DeviceGraph& graph) { return Pool(graph.pool()); })
+      .def("enable_debug_mode", &DeviceGraph::enable_debug_mode)
+      .def("debug_dump", &DeviceGraph::debug_dump, py::arg("debug_path"))
+      .def("raw_graph", [](const DeviceGraph& graph) {
+        return reinterpret_cast<std::uintptr_t>(graph.raw_graph());
+      })
+      .def("raw_graph_exec", [](const DeviceGraph& graph) {
+        return reinterpret_cast<std::uintptr_t>(graph.raw_graph_exec());
+      });
+
+  m.def("_graph_pool_handle", [] { return Pool(new_graph_pool_id()); },
+        "A new private pool id, for graphs that are to share memory.");
+  m.def("_is_current_stream_capturing", [b] { return current_stream_capturing(b->device_type()); });
+
+  // Allocations to a private pool outside capture (inductor's cudagraph trees, MemPool).
+  m.def("_begin_allocate_to_pool", [b](int device, Pool pool) {
+    b->allocator().core().begin_allocate_to_pool(b->checked_index(device), pool,
+                                                  [](StreamHandle) { return true; });
+  });
+  m.def("_begin_allocate_current_thread_to_pool", [b](int device, Pool pool) {
+    const std::thread::id thread = std::this_thread::get_id();
+    b->allocator().core().begin_allocate_to_pool(
+        b->checked_index(device), pool, [thread](StreamHandle) { return std::this_thread::get_id() == thread; });
+  });
+  m.def("_end_allocate_to_pool", [b](int device, Pool pool) {
+    b->allocator().core().end_allocate_to_pool(b->checked_index(device), pool);
+  });
+  m.def("_release_pool", [b](int device, Pool pool) {
+    b->allocator().core().release_pool(b->checked_index(device), pool);
+  });
+}
+
+}  // namespace torch_core
