@@ -53,11 +53,13 @@ class HostMemoryStats(unittest.TestCase):
 
 class RawAllocation(unittest.TestCase):
     def test_caching_allocator_alloc_and_delete(self) -> None:
-        before = torch.cuda.memory_allocated(1)
-        ptr = torch.cuda.caching_allocator_alloc(1 << 20, device=1, stream=torch.cuda.Stream(1))
-        self.assertEqual(torch.cuda.memory_allocated(1), before + (1 << 20))
+        last = torch.cuda.device_count() - 1  # another device than the current one if any
+        before = torch.cuda.memory_allocated(last)
+        stream = torch.cuda.Stream(last)
+        ptr = torch.cuda.caching_allocator_alloc(1 << 20, device=last, stream=stream)
+        self.assertEqual(torch.cuda.memory_allocated(last), before + (1 << 20))
         torch.cuda.caching_allocator_delete(ptr)
-        self.assertEqual(torch.cuda.memory_allocated(1), before)
+        self.assertEqual(torch.cuda.memory_allocated(last), before)
         with self.assertRaisesRegex(RuntimeError, "was not allocated by this allocator"):
             torch.cuda.caching_allocator_delete(ptr)
 

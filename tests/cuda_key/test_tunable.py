@@ -53,7 +53,8 @@ class Tunable(unittest.TestCase):
             "print(tunable.get_max_tuning_duration(), tunable.get_max_tuning_iterations(),"
             " tunable.get_rotating_buffer_size())\n"
             "print(tunable.get_filename())\n"
-            "torch.cuda.set_device(1); tunable.set_filename('mine.csv', True)\n"
+            "torch.cuda.set_device(torch.cuda.device_count() - 1)\n"
+            "tunable.set_filename('mine.csv', True)\n"
             "print(tunable.get_filename())\n"
             "print(dict(tunable.get_validators())['PT_VERSION'])\n"
         )
@@ -61,7 +62,7 @@ class Tunable(unittest.TestCase):
         self.assertEqual(lines[1], "True False True")
         self.assertEqual(lines[2], f"7 3 {8 << 20}")
         self.assertEqual(lines[3], "tunableop_results0.csv")
-        self.assertEqual(lines[4], "mine1.csv")
+        self.assertEqual(lines[4], f"mine{torch.cuda.device_count() - 1}.csv")
         self.assertEqual(lines[5], torch.__version__.split("+")[0])
 
     def test_online_tuning_records_stock_signatures_and_writes_the_file_at_exit(self) -> None:
