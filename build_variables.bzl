@@ -460,13 +460,16 @@ torch_cuda_engine_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_engine.h",
 ]
 
-# The plans of the matrix products (no CUDA header): what both variants' executors run.
+# The plans of the matrix products and the cuBLAS workspace size (no CUDA header): what
+# both variants' executors run.
 torch_cuda_gemm_plan_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm_plan.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/blas/workspace_size.cpp",
 ]
 
 torch_cuda_gemm_plan_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm_plan.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/blas/workspace_size.h",
 ]
 
 # The cuBLAS executor: gemm, strided-batched gemm, gemv, handles, math modes.
@@ -500,12 +503,14 @@ torch_cuda_tunable_headers = [
 
 # torch_python_cuda: the _CUDAC extension module's init, shared by both variants.
 torch_python_cuda_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/blas_bindings.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/cudac_module.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.cpp",
 ]
 
 torch_python_cuda_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/blas_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h",
@@ -524,6 +529,7 @@ torch_cuda_python_sources = [
     "third_device/torch_cuda/torch_cuda/core/__init__.py",
     "third_device/torch_cuda/torch_cuda/core/version.py",
     "third_device/torch_cuda/torch_cuda/torch_c/__init__.py",
+    "third_device/torch_cuda/torch_cuda/torch_c/blas.py",
     "third_device/torch_cuda/torch_cuda/torch_c/comm.py",
     "third_device/torch_cuda/torch_cuda/torch_c/coverage.py",
     "third_device/torch_cuda/torch_cuda/torch_c/device.py",

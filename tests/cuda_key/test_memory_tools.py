@@ -2,7 +2,8 @@
 statistics, raw blocks of the caching allocator (caching_allocator_alloc/_delete), caching
 switched off (caching_allocator_enable, PYTORCH_NO_CUDA_MEMORY_CACHING) and its
 memory history (_record_memory_history, _snapshot, _dump_snapshot, _memory_viz, the
-per-thread _set_memory_metadata)."""
+per-thread _set_memory_metadata), and the cuBLAS workspaces (cublas_workspace_size,
+current_blas_handle, clearCublasWorkspaces)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ from typing import Any
 
 import torch
 from torch.cuda import _memory_viz
+
+import torch_cuda
+
+SIMULATED = torch_cuda.build_info().variant == "simulated"
 
 
 def allocate_named_buffer() -> torch.Tensor:
@@ -250,6 +255,51 @@ class MemoryHistory(unittest.TestCase):
             with self.subTest(**kwargs), self.assertRaisesRegex(RuntimeError, message):
                 torch.cuda.memory._record_memory_history(**kwargs)
         self.assertFalse(torch._C._cuda_isHistoryEnabled())
+
+
+class CublasWorkspace(unittest.TestCase):
+    def tearDown(self) -> None:
+        torch._C._cuda_resetCublasWorkspaceSize()
+
+    def test_size_is_set_reset_and_configured(self) -> None:
+        major = torch.cuda.get_device_properties(0).major
+        default = 32 << 20 if major >= 9 else (4096 * 2 + 16 * 8) << 10  # ATen's
+        self.assertEqual(torch.backends.cuda.cublas_workspace_size(), default)
+        self.assertEqual(torch.backends.cuda.cublas_workspace_size(1 << 20), 1 << 20)
+        torch._C._cuda_resetCublasWorkspaceSize()
+        self.assertEqual(torch.backends.cuda.cublas_workspace_size(), default)
+        with self.assertRaisesRegex(RuntimeError, "must be non-negative, got -1"):
+            torch.backends.cuda.cublas_workspace_size(-1)
+        configured = subprocess.run(
+            [sys.executable, "-c",
+             "import torch; print(torch.backends.cuda.cublas_workspace_size())"],
+            env={**os.environ, "CUBLAS_WORKSPACE_CONFIG": ":4096:8"},
+            capture_output=True, text=True, check=True,
+        )
+        self.assertEqual(configured.stdout.strip(), str(32 << 20))
+
+    @unittest.skipUnless(SIMULATED, "the real variant has a cuBLAS handle (next test)")
+    def test_simulated_variant_has_no_blas_handle(self) -> None:
+        with self.assertRaisesRegex(RuntimeError, "simulated variant of torch_cuda has no cuBLAS"):
+            torch.cuda.current_blas_handle()
+
+    @unittest.skipIf(SIMULATED, "the simulated variant has no cuBLAS: its GEMMs run on the host")
+    def test_workspaces_come_from_the_caching_allocator(self) -> None:
+        handle = torch.cuda.current_blas_handle()
+        self.assertNotEqual(handle, 0)
+        self.assertEqual(torch.cuda.current_blas_handle(), handle)  # this thread's
+        a = torch.randn(64, 64, device="cuda")
+        torch._C._cuda_clearCublasWorkspaces()
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.backends.cuda.cublas_workspace_size(64 << 20)
+        with torch.cuda.stream(torch.cuda.Stream()):
+            product = a @ a  # binds the handle: a 64 MiB workspace for this stream
+        torch.cuda.synchronize()
+        grown = torch.cuda.memory_allocated() - before - product.nbytes
+        self.assertGreaterEqual(grown, 64 << 20)
+        torch._C._cuda_clearCublasWorkspaces()
+        self.assertEqual(torch.cuda.memory_allocated() - before, product.nbytes)
 
 
 if __name__ == "__main__":

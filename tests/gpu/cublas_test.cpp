@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_check.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_handle.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/workspace_size.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
 
 namespace {
@@ -82,6 +84,10 @@ void host_checks() {
   check(blas::default_workspace_bytes(9) == std::size_t{32} << 20 &&
             blas::default_workspace_bytes(8) == std::size_t{4096 * 1024 * 2 + 16 * 1024 * 8},
         "default workspace sizes are ATen's");
+  blas::set_workspace_size(std::size_t{3} << 20);
+  check(blas::workspace_bytes(9) == std::size_t{3} << 20, "a set workspace size wins");
+  blas::set_workspace_size(std::nullopt);
+  check(blas::workspace_bytes(8) == blas::default_workspace_bytes(8), "and unset, the default is back");
 
   // Argument checks, before any CUDA call (so they hold without a device too).
   float dummy[4] = {};
@@ -323,21 +329,37 @@ void device_checks(cudaStream_t stream) {
   check(reused == other && blas::created_handle_count() == created, "an exited thread's handle is reused");
 
   // Workspaces come from the installed allocator (torch_cuda's: the caching allocator),
-  // one per (handle, stream), sized as CUBLAS_WORKSPACE_CONFIG or the default says.
+  // one per (handle, stream), sized as set, CUBLAS_WORKSPACE_CONFIG or the default says;
+  // a new size replaces the workspace the next time its pair is bound.
   static std::vector<std::size_t> requested;
-  blas::set_workspace_allocator([](std::size_t bytes) -> void* {
-    requested.push_back(bytes);
-    void* memory = nullptr;
-    gpu_test::cuda_ok(cudaMalloc(&memory, bytes), "cudaMalloc");
-    return memory;
-  });
+  static int released = 0;
+  blas::set_workspace_allocator({[](std::size_t bytes) -> void* {
+                                   requested.push_back(bytes);
+                                   void* memory = nullptr;
+                                   gpu_test::cuda_ok(cudaMalloc(&memory, bytes), "cudaMalloc");
+                                   return memory;
+                                 },
+                                 [](void* memory) {
+                                   ++released;
+                                   gpu_test::cuda_ok(cudaFree(memory), "cudaFree");
+                                 }});
   cudaStream_t fresh = nullptr;
   gpu_test::cuda_ok(cudaStreamCreate(&fresh), "cudaStreamCreate");
   blas::current_handle(fresh);
   blas::current_handle(fresh);
-  blas::set_workspace_allocator(nullptr);
   check(requested.size() == 1 && requested[0] > 0,
         "a new stream's workspace comes from the installed allocator, once");
+  blas::set_workspace_size(std::size_t{1} << 20);
+  blas::current_handle(fresh);
+  check(requested.size() == 2 && requested[1] == std::size_t{1} << 20 && released == 1,
+        "a new workspace size replaces the stream's workspace, giving the old one back");
+  blas::clear_workspaces();
+  check(released == 2, "clear_workspaces gives the workspaces back");
+  blas::current_handle(fresh);
+  check(requested.size() == 3, "a cleared pair gets a new workspace when bound");
+  blas::set_workspace_size(std::nullopt);
+  blas::clear_workspaces();
+  blas::set_workspace_allocator({});
   gpu_test::cuda_ok(cudaStreamDestroy(fresh), "cudaStreamDestroy");
 }
 

@@ -1,7 +1,9 @@
 // variant.h for the simulated build: torch_core's simulated device (SimulatedRuntime,
 // host-loop kernels and host engine, queued on stream workers) on the CUDA key, as
 // torch_sim has it on PrivateUse1.
+#include <cstdint>
 #include <memory>
+#include <stdexcept>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
 #include "toolchains/cuda/build_info/cuda_build_info.h"
@@ -37,6 +39,15 @@ std::unique_ptr<torch_core::DeviceRuntime> make_runtime() {
 void register_kernels() { torch_core::simulated_device::register_host_engine<kDeviceType>(); }
 
 long cudart_version() { return parse_cuda_version(TORCH_CUDA_BUILD_CUDA_VERSION); }
+
+std::uintptr_t current_blas_handle(torch_core::StreamHandle /*stream*/) {
+  throw std::runtime_error(
+      "torch.cuda.current_blas_handle: the simulated variant of torch_cuda has no cuBLAS (its "
+      "GEMMs run the same plans on the host); install the real variant on a GPU machine");
+}
+
+// The host executor holds no workspace.
+void clear_blas_workspaces() {}
 
 }  // namespace variant
 

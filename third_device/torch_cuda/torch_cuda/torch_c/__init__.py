@@ -3,7 +3,7 @@ expect of a CUDA build, made from _CUDAC: torch_core's device functions plus CUD
 
 ``coverage`` says, without importing torch, which names there are and what each is made
 of; ``build(torch_C, C)`` makes them; torch_patches/torch_c_names.py installs them. One
-module per part of stock's bindings: device and streams, graphs, memory, the stream and
+module per part of stock's bindings: device and streams, cuBLAS, graphs, memory, the stream and
 event bases, multi-device copies (comm), TunableOp, and the unsupported features' stubs.
 """
 
@@ -17,6 +17,7 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
     """The names, made over torch._C's Stream/Event bases and the _CUDAC module C."""
     # Imported here: the package imports no torch (the coverage tool reads it without).
     from torch_cuda.torch_c import (
+        blas,
         comm,
         device,
         graphs,
@@ -30,6 +31,7 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
     names: dict[str, Any] = {}
     for part in (
         comm.NAMES,
+        blas.build(C),
         device.build(C),
         graphs.build(C),
         memory.build(C),

@@ -63,7 +63,15 @@ PROVIDED: dict[str, str] = {
     "_cuda_cudaCachingAllocator_enable": (
         "_CUDAC._caching_allocator_enable (off: blocks straight from the runtime and back)"
     ),
-    "_cuda_clearCublasWorkspaces": "no-op (cuBLAS workspaces are kept for the process)",
+    "_cuda_clearCublasWorkspaces": "_CUDAC._clear_blas_workspaces (back to the caching allocator)",
+    "_cuda_getCublasWorkspaceSize": (
+        "_CUDAC._cublas_workspace_size (set, CUBLAS_WORKSPACE_CONFIG's or ATen's default)"
+    ),
+    "_cuda_setCublasWorkspaceSize": "_CUDAC._set_cublas_workspace_size (later workspaces)",
+    "_cuda_resetCublasWorkspaceSize": "_CUDAC._reset_cublas_workspace_size",
+    "_cuda_getCurrentBlasHandle": (
+        "_CUDAC._current_blas_handle (cublasHandle_t; the simulated variant refuses: no cuBLAS)"
+    ),
     "_cuda_get_cudnn_benchmark_limit": "a stored limit (no cuDNN)",
     "_cuda_set_cudnn_benchmark_limit": "stores the limit",
     "_cuda_sleep": "_CUDAC._spin (a spin kernel), simulated variant: _CUDAC._sleep",

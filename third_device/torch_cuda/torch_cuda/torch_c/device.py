@@ -45,7 +45,7 @@ class _CudaDeviceProperties:
         )
 
 
-def _device_properties(C: ModuleType, device: int) -> _CudaDeviceProperties:
+def device_properties(C: ModuleType, device: int) -> _CudaDeviceProperties:
     props = dict(C._get_device_properties(int(device)))
     if C.variant == "simulated" and C.built_archs:
         # The simulated device runs every kernel the build has: it reports the newest
@@ -88,7 +88,7 @@ def build(C: ModuleType) -> Names:
         torch.cuda.default_generators = tuple(
             C._default_generator(i) for i in range(C._device_count())
         )
-        torch.cuda._get_device_properties = lambda device: _device_properties(C, device)
+        torch.cuda._get_device_properties = lambda device: device_properties(C, device)
         torch.cuda.has_half = True
 
     @names.export

@@ -87,10 +87,6 @@ def build(C: ModuleType) -> Names:
         return "native"
 
     @names.export
-    def _cuda_clearCublasWorkspaces() -> None:
-        return None
-
-    @names.export
     def _cuda_getMemoryFraction(device: int) -> float:
         return fractions.get(int(device), 1.0)
 

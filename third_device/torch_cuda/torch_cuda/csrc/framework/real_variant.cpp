@@ -2,9 +2,11 @@
 #include <c10/core/Allocator.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
-#include <vector>
+#include <unordered_map>
+#include <utility>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_handle.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_engine.h"
@@ -14,16 +16,30 @@
 namespace torch_cuda::variant {
 namespace {
 
-// cuBLAS workspaces from the CUDA key's caching allocator (the current device's), kept
-// for the process like the (handle, stream) pairs they belong to.
+// cuBLAS workspaces from the CUDA key's caching allocator (the current device's, on the
+// current stream), held until cuBLAS gives them back.
+std::mutex workspaces_mutex;
+auto* const workspaces = new std::unordered_map<void*, c10::DataPtr>;  // leaked: outlives every handle
+
 void* caching_allocator_workspace(std::size_t bytes) {
-  static std::mutex mutex;
-  static auto* const kept = new std::vector<c10::DataPtr>;  // leaked: outlives every handle
   c10::DataPtr memory = c10::GetAllocator(c10::DeviceType::CUDA)->allocate(bytes);
   void* ptr = memory.get();
-  const std::lock_guard<std::mutex> lock(mutex);
-  kept->push_back(std::move(memory));
+  const std::lock_guard<std::mutex> lock(workspaces_mutex);
+  workspaces->emplace(ptr, std::move(memory));
   return ptr;
+}
+
+// Freed on the stream it was allocated on: reused only after the kernels queued there.
+void release_caching_allocator_workspace(void* ptr) {
+  c10::DataPtr memory;
+  {
+    const std::lock_guard<std::mutex> lock(workspaces_mutex);
+    const auto found = workspaces->find(ptr);
+    if (found == workspaces->end()) return;
+    memory = std::move(found->second);
+    workspaces->erase(found);
+  }
+  // `memory` goes back to the allocator here, outside the lock.
 }
 
 }  // namespace
@@ -34,9 +50,15 @@ std::unique_ptr<torch_core::DeviceRuntime> make_runtime() { return std::make_uni
 
 void register_kernels() {
   engine::register_cuda_engine();
-  blas::set_workspace_allocator(&caching_allocator_workspace);
+  blas::set_workspace_allocator({&caching_allocator_workspace, &release_caching_allocator_workspace});
 }
 
 long cudart_version() { return CUDART_VERSION; }
+
+std::uintptr_t current_blas_handle(torch_core::StreamHandle stream) {
+  return reinterpret_cast<std::uintptr_t>(blas::current_handle(static_cast<cudaStream_t>(stream)));
+}
+
+void clear_blas_workspaces() { blas::clear_workspaces(); }
 
 }  // namespace torch_cuda::variant

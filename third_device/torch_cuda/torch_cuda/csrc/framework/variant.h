@@ -11,6 +11,7 @@
 // sources, and each variant is a separate target that a wheel picks.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -28,5 +29,10 @@ std::unique_ptr<torch_core::DeviceRuntime> make_runtime();
 void register_kernels();
 // cudart's version as CUDART_VERSION spells it (13050), from the build.
 long cudart_version();
+// The calling thread's cuBLAS handle for the current device, bound to `stream`
+// (torch.cuda.current_blas_handle); throws where the variant has no cuBLAS.
+std::uintptr_t current_blas_handle(torch_core::StreamHandle stream);
+// Gives the cuBLAS workspaces back (torch._C._cuda_clearCublasWorkspaces).
+void clear_blas_workspaces();
 
 }  // namespace torch_cuda::variant

@@ -1,25 +1,30 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_handle.h"
 
-#include <cstdlib>
 #include <map>
 #include <mutex>
-#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_check.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/workspace_size.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
 
 namespace torch_cuda::blas {
 namespace {
 
+struct Workspace {
+  void* memory = nullptr;
+  std::size_t bytes = 0;
+  WorkspaceAllocator from{};  // null functions: cudaMalloc's
+};
+
 struct Pool {
   std::mutex mutex;
   std::unordered_map<int, std::vector<cublasHandle_t>> idle;  // by device
-  std::map<std::pair<cublasHandle_t, cudaStream_t>, void*> workspaces;
+  std::map<std::pair<cublasHandle_t, cudaStream_t>, Workspace> workspaces;
   std::size_t created = 0;
-  WorkspaceAllocator allocate_workspace = nullptr;  // nullptr: cudaMalloc
+  WorkspaceAllocator allocator{};  // null functions: cudaMalloc and cudaFree
 };
 
 // Leaked on purpose (see the header): also keeps it alive for the thread-exit returns.
@@ -61,69 +66,67 @@ cublasHandle_t lease_handle(int device) {
   return handle;
 }
 
-std::size_t workspace_bytes(int device) {
-  static const std::optional<std::size_t> configured = parse_workspace_config(std::getenv("CUBLAS_WORKSPACE_CONFIG"));
-  if (configured) return *configured;
+std::size_t chosen_bytes(int device) {
   int major = 0;
   TORCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return default_workspace_bytes(major);
+  return workspace_bytes(major);
 }
 
-// The (handle, stream) workspace, allocated on first use and kept for the process (a
-// later stream at the same address reuses it, which is safe once the old one is gone).
+void release(const Workspace& workspace) {
+  if (workspace.memory == nullptr) return;
+  if (workspace.from.release != nullptr) {
+    workspace.from.release(workspace.memory);
+  } else {
+    // cudaFree waits for the device, so no queued kernel still uses it.
+    TORCH_CUDA_CHECK(cudaFree(workspace.memory));
+  }
+}
+
+// The (handle, stream) workspace of `bytes`, made on first use and when the size changed,
+// and kept until then (a later stream at the same address reuses it, which is safe once
+// the old one is gone).
 void* workspace(cublasHandle_t handle, cudaStream_t stream, std::size_t bytes) {
   Pool& p = pool();
+  Workspace stale;
+  WorkspaceAllocator allocator{};
   {
     std::lock_guard<std::mutex> lock(p.mutex);
-    auto found = p.workspaces.find({handle, stream});
-    if (found != p.workspaces.end()) return found->second;
+    const auto found = p.workspaces.find({handle, stream});
+    if (found != p.workspaces.end() && found->second.bytes == bytes) return found->second.memory;
+    if (found != p.workspaces.end()) {
+      stale = found->second;
+      p.workspaces.erase(found);
+    }
+    allocator = p.allocator;
   }
-  WorkspaceAllocator allocate = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(p.mutex);
-    allocate = p.allocate_workspace;
-  }
-  void* memory = nullptr;
-  if (bytes > 0 && allocate != nullptr) {
-    memory = allocate(bytes);
+  release(stale);
+  Workspace made{nullptr, bytes, allocator};
+  if (bytes > 0 && allocator.allocate != nullptr) {
+    made.memory = allocator.allocate(bytes);
   } else if (bytes > 0) {
-    TORCH_CUDA_CHECK(cudaMalloc(&memory, bytes));
+    TORCH_CUDA_CHECK(cudaMalloc(&made.memory, bytes));
   }
   std::lock_guard<std::mutex> lock(p.mutex);
-  p.workspaces.emplace(std::make_pair(handle, stream), memory);
-  return memory;
+  p.workspaces.emplace(std::make_pair(handle, stream), made);
+  return made.memory;
 }
 
 }  // namespace
 
-void set_workspace_allocator(WorkspaceAllocator allocate) {
+void set_workspace_allocator(WorkspaceAllocator allocator) {
   Pool& p = pool();
   std::lock_guard<std::mutex> lock(p.mutex);
-  p.allocate_workspace = allocate;
+  p.allocator = allocator;
 }
 
-std::optional<std::size_t> parse_workspace_config(const char* config) {
-  if (config == nullptr || *config == '\0') return std::nullopt;
-  // ":SIZE:COUNT" repeated: SIZE KiB buffers, COUNT of them; the total is the sum.
-  std::vector<unsigned long long> numbers;
-  const std::string text(config);
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    if (text[pos] != ':') return std::nullopt;
-    ++pos;
-    const std::size_t start = pos;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
-    if (pos == start || pos - start > 12) return std::nullopt;
-    numbers.push_back(std::stoull(text.substr(start, pos - start)));
+void clear_workspaces() {
+  Pool& p = pool();
+  std::map<std::pair<cublasHandle_t, cudaStream_t>, Workspace> taken;
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    taken.swap(p.workspaces);
   }
-  if (numbers.empty() || numbers.size() % 2 != 0) return std::nullopt;
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < numbers.size(); i += 2) total += numbers[i] * 1024 * numbers[i + 1];
-  return total;
-}
-
-std::size_t default_workspace_bytes(int major) {
-  return major >= 9 ? std::size_t{32} << 20 : std::size_t{4096} * 1024 * 2 + std::size_t{16} * 1024 * 8;
+  for (const auto& entry : taken) release(entry.second);
 }
 
 std::size_t created_handle_count() {
@@ -137,7 +140,7 @@ cublasHandle_t current_handle(cudaStream_t stream) {
   TORCH_CUDA_CHECK(cudaGetDevice(&device));
   cublasHandle_t handle = lease_handle(device);
   TORCH_CUDABLAS_CHECK(cublasSetStream(handle, stream));
-  const std::size_t bytes = workspace_bytes(device);
+  const std::size_t bytes = chosen_bytes(device);
   TORCH_CUDABLAS_CHECK(cublasSetWorkspace(handle, workspace(handle, stream, bytes), bytes));
   return handle;
 }

@@ -8,39 +8,39 @@
 // ATen, which leaks them too).
 //
 // The workspace (cublasSetWorkspace) is per (handle, stream): two streams sharing one
-// workspace could run kernels that use it at the same time. Its size is
-// CUBLAS_WORKSPACE_CONFIG's (":SIZE_KiB:COUNT" pairs, e.g. ":4096:8"), or ATen's default:
-// 32 MiB on sm_90 and newer, 4096 KiB x 2 + 16 KiB x 8 before. It comes from the
-// installed WorkspaceAllocator: torch_cuda installs the caching allocator's, as ATen takes
-// its workspaces from CUDACachingAllocator (counted in memory stats; out of memory frees
-// the cache and retries before it raises); torch-free callers get cudaMalloc.
+// workspace could run kernels that use it at the same time. Its size is workspace_size.h's
+// (set by the program, CUBLAS_WORKSPACE_CONFIG, or ATen's default); a workspace of an older
+// size is replaced the next time its pair is bound. It comes from the installed
+// WorkspaceAllocator: torch_cuda installs the caching allocator's, as ATen takes its
+// workspaces from CUDACachingAllocator (counted in memory stats; out of memory frees the
+// cache and retries before it raises); torch-free callers get cudaMalloc.
 #pragma once
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <optional>
 
 namespace torch_cuda::blas {
 
-// Device memory of `bytes` on the current device that stays valid for the process;
-// throws when there is none.
-using WorkspaceAllocator = void* (*)(std::size_t bytes);
-// Installs where later workspaces come from (those made already are kept).
-void set_workspace_allocator(WorkspaceAllocator allocate);
+// Device memory of `bytes` on the current device, usable on the current stream in stream
+// order; throws when there is none. `release` gives it back, stream-ordered on the stream
+// it was allocated for.
+struct WorkspaceAllocator {
+  void* (*allocate)(std::size_t bytes);
+  void (*release)(void* memory);
+};
+// Installs where later workspaces come from (those made already go back to the old one).
+void set_workspace_allocator(WorkspaceAllocator allocator);
 
 // The calling thread's handle for the current device (cudaGetDevice), bound to `stream`
 // with that stream's workspace. Throws CudaError or CublasError (without a device:
 // CudaError from cudaGetDevice, or CublasError CUBLAS_STATUS_NOT_INITIALIZED).
 cublasHandle_t current_handle(cudaStream_t stream);
 
-// CUBLAS_WORKSPACE_CONFIG's size in bytes; nullopt when `config` is null, empty or not
-// of the form ":SIZE:COUNT[:SIZE:COUNT...]" (then the default applies).
-std::optional<std::size_t> parse_workspace_config(const char* config);
-
-// The default workspace size for a device of compute capability `major`.x.
-std::size_t default_workspace_bytes(int major);
+// Gives every workspace back (torch._C._cuda_clearCublasWorkspaces); a handle gets a new
+// one the next time it is bound.
+void clear_workspaces();
 
 // The number of handles created so far, across threads and devices (for tests).
 std::size_t created_handle_count();

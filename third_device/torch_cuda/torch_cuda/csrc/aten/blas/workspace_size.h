@@ -1,0 +1,27 @@
+// The cuBLAS workspace size (torch.backends.cuda.cublas_workspace_size), shared by both
+// variants' executors: the size the program set, else CUBLAS_WORKSPACE_CONFIG's
+// (":SIZE_KiB:COUNT" pairs, e.g. ":4096:8"), else ATen's default for the device: 32 MiB on
+// sm_90 and newer, 4096 KiB x 2 + 16 KiB x 8 before. No CUDA header: the simulated
+// variant answers the same question for its devices.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+namespace torch_cuda::blas {
+
+// CUBLAS_WORKSPACE_CONFIG's size in bytes; nullopt when `config` is null, empty or not
+// of the form ":SIZE:COUNT[:SIZE:COUNT...]" (then the default applies).
+std::optional<std::size_t> parse_workspace_config(const char* config);
+
+// The default workspace size for a device of compute capability `major`.x.
+std::size_t default_workspace_bytes(int major);
+
+// Sets the size every later workspace gets (workspaces in use keep theirs until they
+// are next bound); nullopt goes back to CUBLAS_WORKSPACE_CONFIG or the default.
+void set_workspace_size(std::optional<std::size_t> bytes);
+
+// The size a workspace for a device of compute capability `major`.x gets now.
+std::size_t workspace_bytes(int major);
+
+}  // namespace torch_cuda::blas
