@@ -65,6 +65,9 @@ def output_files(targets: list[str]) -> list[Path]:
 def pack_python_repositories(site: Path) -> None:
     """The @torch repository (torch and its dependencies) and @torch_testing (what
     torch.testing._internal imports) into site/."""
+    # The build fetched @torch; @torch_testing only a test needs, so a fresh output base
+    # may not have it yet: a query of it fetches it.
+    bazel("query", "@torch_testing//:all")
     external = Path(bazel("info", "output_base")) / "external"
     torch_repo = external / "_main~hermetic_deps~torch"
     skipped = {torch_repo / path for path in TORCH_SKIPPED}
