@@ -89,7 +89,8 @@ class DeviceRuntime {
   virtual void synchronize_device(int device) = 0;
 
   // --- Memory --------------------------------------------------------------------
-  // Raw device memory; nullptr when `device` cannot satisfy the request.
+  // Raw device memory; nullptr when `device` cannot satisfy the request. Allowed while a
+  // stream captures (a graph's memory is allocated then), whatever the capture's mode.
   virtual void* allocate(int device, std::size_t bytes) = 0;
   virtual void free(int device, void* ptr) = 0;
   virtual MemoryInfo memory_info(int device) const = 0;

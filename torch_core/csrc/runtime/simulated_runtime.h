@@ -22,10 +22,12 @@
 //   launched only on a stream of the current device, an event is recorded only on a
 //   stream of its own device and elapsed_ms() takes two events of one device.
 // - Stream capture records the work queued on the capturing streams instead of running
-//   it (simulated_capture.h), and refuses what cudart refuses meanwhile: synchronising
-//   with or querying a capturing stream or device, pageable-memory copies on it, and
-//   (unless the capture is relaxed) the implicitly synchronising calls, blocking memcpy,
-//   free and free_host_pinned. A refused call invalidates the capture.
+//   it (simulated_capture.h), copies from and to pageable memory included (they touch
+//   host memory when the graph runs), and refuses what cudart refuses meanwhile:
+//   synchronising with or querying a capturing stream or device and (unless the capture is
+//   relaxed) free and free_host_pinned, which synchronise implicitly. A refused call
+//   invalidates the capture. A blocking memcpy stays allowed: it orders after the legacy
+//   default stream, which a capture of a created (non-blocking) stream does not involve.
 //
 // All methods are safe to call concurrently from any number of threads.
 #pragma once

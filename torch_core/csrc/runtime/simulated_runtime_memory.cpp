@@ -145,17 +145,16 @@ void SimulatedRuntime::memcpy_async(void* dst, const void* src, std::size_t byte
   // when the copy is done. Only pinned memory makes host copies truly asynchronous.
   const bool pageable = (kind == CopyKind::kHostToDevice && !is_pinned(src, bytes)) ||
                         (kind == CopyKind::kDeviceToHost && !is_pinned(dst, bytes));
-  // Staging or waiting for a pageable copy is host work at the call, which a graph
-  // cannot replay.
-  if (pageable) refuse_on_capturing_stream(target.get(), "memcpy_async with pageable host memory");
-  if (kind == CopyKind::kHostToDevice && !is_pinned(src, bytes)) {
+  // Captured, any copy is a node of the graph: it reads and writes host memory when the
+  // graph runs, as CUDA's memcpy nodes do, with nothing staged or awaited at the call.
+  if (!pageable || capture_of(target.get()) != nullptr) {
+    submit(target, [dst, src, bytes] { std::memcpy(dst, src, bytes); }, "memcpy_async");
+    return;
+  }
+  if (kind == CopyKind::kHostToDevice) {
     const auto* begin = static_cast<const unsigned char*>(src);
     std::vector<unsigned char> staged(begin, begin + bytes);
     target->enqueue([dst, staged = std::move(staged)] { std::memcpy(dst, staged.data(), staged.size()); });
-    return;
-  }
-  if (!pageable) {
-    submit(target, [dst, src, bytes] { std::memcpy(dst, src, bytes); }, "memcpy_async");
     return;
   }
   target->wait(target->enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); }));
@@ -167,7 +166,6 @@ void SimulatedRuntime::memcpy(void* dst, const void* src, std::size_t bytes, Cop
   const int device = current_device();
   check_device(device, "memcpy");
   if (bytes == 0) return;
-  refuse_unsafe_call(-1, "memcpy");
   check_copy(dst, src, bytes, kind, "memcpy");
   SimulatedStream& stream = *devices_[static_cast<std::size_t>(device)].default_stream;
   stream.wait(stream.enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); }));

@@ -166,7 +166,14 @@ void* CudaRuntime::allocate(int device, std::size_t bytes) {
   check_device(device, "allocate");
   DeviceGuard guard(device);
   void* ptr = nullptr;
+  // A capture in global or thread-local mode refuses cudaMalloc
+  // (cudaErrorStreamCaptureUnsupported), yet a graph's memory is allocated while it is
+  // captured. As stock's allocator does, this thread allocates in relaxed mode: the graph
+  // gets new addresses, and replays do not allocate again.
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  TORCH_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
   const cudaError_t status = cudaMalloc(&ptr, bytes);
+  TORCH_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
   if (is_out_of_memory(status)) return nullptr;
   if (status != cudaSuccess) throw_cuda_error(status, "cudaMalloc(&ptr, bytes)", __FILE__, __LINE__);
   return ptr;
