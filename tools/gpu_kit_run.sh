@@ -55,6 +55,7 @@ mkdir -p "$site/nvidia/cu13"
 ln -sfn "$cublas_dir" "$site/nvidia/cu13/lib"
 
 export PYTHONHOME=$work/py/usr PYTHONNOUSERSITE=1 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+export PYTHONFAULTHANDLER=1
 python=$work/py/usr/bin/python3.11
 sanitize="compute-sanitizer --error-exitcode 1 --print-limit 20"
 
@@ -93,7 +94,9 @@ done
 
 run_check() {
   local name=$1 limit=${checks[$1]%%|*} command=${checks[$1]#*|} start=$SECONDS status
-  timeout --kill-after=5 "$limit" bash -c "$command" > "$out/$name.log" 2>&1
+  # SIGABRT at the limit: Python's fault handler (PYTHONFAULTHANDLER) then writes every
+  # thread's stack to the log, which shows where a check that ran out of time was.
+  timeout --signal=ABRT --kill-after=5 "$limit" bash -c "$command" > "$out/$name.log" 2>&1
   status=$?
   printf '%-32s exit %3d  %4d s\n' "$name" "$status" $((SECONDS - start)) >> "$summary"
 }
