@@ -73,6 +73,14 @@ void test_capture_allocates_from_its_pool() {
   CHECK_THROWS(allocator.end_allocate_to_pool(0, kPool), RuntimeError, "nothing allocates to pool");
   CHECK_THROWS(allocator.begin_allocate_to_pool(0, {0, 0}, [](StreamHandle) { return true; }), RuntimeError,
                "default pools");
+
+  // Released while still allocated to (a user's mistake), the pool stays until that ends.
+  allocator.begin_allocate_to_pool(0, kPool, [](StreamHandle) { return true; });
+  allocator.release_pool(0, kPool);
+  allocator.empty_cache();
+  allocator.free(allocator.allocate(0, 1000, eager));
+  allocator.end_allocate_to_pool(0, kPool);
+  allocator.empty_cache();
   for (void* ptr : {beside, after}) allocator.free(ptr);
   for (StreamHandle stream : {capturing, eager}) runtime.destroy_stream(stream);
 }

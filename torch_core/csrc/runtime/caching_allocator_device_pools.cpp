@@ -68,11 +68,15 @@ void DeviceCache::release_pool(PoolId id) {
 }
 
 // Gives back the whole cached segments of pools without users, and forgets the pools
-// that hold no segment any more (blocks still allocated keep theirs alive).
+// that hold no segment any more (blocks still allocated keep theirs alive). A pool still
+// allocated to is kept whatever its count says (released too early by its user).
 void DeviceCache::release_freeable_private_pools() {
   for (auto it = private_pools_.begin(); it != private_pools_.end();) {
     PrivatePool& pool = *it->second;
-    if (pool.use_count > 0) {
+    const bool allocated_to =
+        std::any_of(allocating_to_pools_.begin(), allocating_to_pools_.end(),
+                    [&](const auto& entry) { return entry.first == it->first; });
+    if (pool.use_count > 0 || allocated_to) {
       ++it;
       continue;
     }
