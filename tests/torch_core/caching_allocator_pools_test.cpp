@@ -15,7 +15,7 @@ namespace {
 
 using namespace allocator_test;  // NOLINT: the tests' shared vocabulary
 using torch_core::CaptureMode;
-using PoolId = CachingAllocator::PoolId;
+using torch_core::PoolId;
 
 constexpr PoolId kPool{0, 1};
 

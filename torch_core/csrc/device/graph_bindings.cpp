@@ -12,6 +12,7 @@
 
 #include "torch_core/csrc/device/backend.h"
 #include "torch_core/csrc/device/device_graph.h"
+#include "torch_core/csrc/runtime/allocator_snapshot.h"
 
 namespace py = pybind11;
 
@@ -32,23 +33,22 @@ at::GraphCaptureMode parse_capture_mode(const std::string& mode) {
 
 void bind_graphs(py::module_& m, Backend& backend) {
   Backend* b = &backend;  // process-lifetime: captured by pointer
-  using Pool = std::pair<std::uint64_t, std::uint64_t>;
 
   py::class_<DeviceGraph>(m, "_Graph")
       .def(py::init([b](bool keep_graph) { return std::make_unique<DeviceGraph>(*b, keep_graph); }),
            py::arg("keep_graph") = false)
       .def("capture_begin",
-           [](DeviceGraph& graph, std::optional<Pool> pool, const std::string& capture_error_mode) {
+           [](DeviceGraph& graph, std::optional<PoolId> pool, const std::string& capture_error_mode) {
              const at::GraphCaptureMode mode = parse_capture_mode(capture_error_mode);
              py::gil_scoped_release no_gil;
-             graph.capture_begin(pool.value_or(Pool{0, 0}), mode);
+             graph.capture_begin(pool.value_or(PoolId{0, 0}), mode);
            },
            py::arg("pool") = std::nullopt, py::arg("capture_error_mode") = "global")
       .def("capture_end", &DeviceGraph::capture_end, py::call_guard<py::gil_scoped_release>())
       .def("instantiate", &DeviceGraph::instantiate, py::call_guard<py::gil_scoped_release>())
       .def("replay", &DeviceGraph::replay, py::call_guard<py::gil_scoped_release>())
       .def("reset", &DeviceGraph::reset, py::call_guard<py::gil_scoped_release>())
-      .def("pool", [](const DeviceGraph& graph) { return Pool(graph.pool()); })
+      .def("pool", [](const DeviceGraph& graph) { return PoolId(graph.pool()); })
       .def("enable_debug_mode", &DeviceGraph::enable_debug_mode)
       .def("debug_dump", &DeviceGraph::debug_dump, py::arg("debug_path"))
       .def("raw_graph", [](const DeviceGraph& graph) {
@@ -58,24 +58,24 @@ void bind_graphs(py::module_& m, Backend& backend) {
         return reinterpret_cast<std::uintptr_t>(graph.raw_graph_exec());
       });
 
-  m.def("_graph_pool_handle", [] { return Pool(new_graph_pool_id()); },
+  m.def("_graph_pool_handle", [] { return PoolId(new_graph_pool_id()); },
         "A new private pool id, for graphs that are to share memory.");
   m.def("_is_current_stream_capturing", [b] { return current_stream_capturing(b->device_type()); });
 
   // Allocations to a private pool outside capture (inductor's cudagraph trees, MemPool).
-  m.def("_begin_allocate_to_pool", [b](int device, Pool pool) {
+  m.def("_begin_allocate_to_pool", [b](int device, PoolId pool) {
     b->allocator().core().begin_allocate_to_pool(b->checked_index(device), pool,
                                                   [](StreamHandle) { return true; });
   });
-  m.def("_begin_allocate_current_thread_to_pool", [b](int device, Pool pool) {
+  m.def("_begin_allocate_current_thread_to_pool", [b](int device, PoolId pool) {
     const std::thread::id thread = std::this_thread::get_id();
     b->allocator().core().begin_allocate_to_pool(
         b->checked_index(device), pool, [thread](StreamHandle) { return std::this_thread::get_id() == thread; });
   });
-  m.def("_end_allocate_to_pool", [b](int device, Pool pool) {
+  m.def("_end_allocate_to_pool", [b](int device, PoolId pool) {
     b->allocator().core().end_allocate_to_pool(b->checked_index(device), pool);
   });
-  m.def("_release_pool", [b](int device, Pool pool) {
+  m.def("_release_pool", [b](int device, PoolId pool) {
     b->allocator().core().release_pool(b->checked_index(device), pool);
   });
 }

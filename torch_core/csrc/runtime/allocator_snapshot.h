@@ -12,6 +12,9 @@
 
 namespace torch_core {
 
+// A private pool's id (c10::MempoolId_t); {0, 0} stands for the default pools.
+using PoolId = std::pair<std::uint64_t, std::uint64_t>;
+
 enum class BlockState {
   kActiveAllocated,    // handed out
   kActivePendingFree,  // freed, waiting for events on streams it was used on
@@ -48,7 +51,7 @@ struct SegmentInfo {
   std::size_t requested_size = 0;
   StreamHandle stream = nullptr;
   bool is_large = false;  // segment_type "large" or "small"
-  std::pair<std::uint64_t, std::uint64_t> pool_id{0, 0};  // a private pool's id; {0, 0}: none
+  PoolId pool_id{0, 0};  // the private pool it belongs to; {0, 0}: the default pools
   std::vector<BlockInfo> blocks;  // in address order
 };
 

@@ -30,13 +30,11 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
-#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "torch_core/csrc/runtime/allocator_config.h"
@@ -47,6 +45,9 @@
 #include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
+
+// Which requests a private pool serves, by the stream they are made on.
+using PoolFilter = std::function<bool(StreamHandle)>;
 
 namespace caching_allocator_detail {
 class DeviceCache;
@@ -83,10 +84,8 @@ class CachingAllocator {
   // waiting for the streams that blocks freed with record_stream were used on.
   void empty_cache();
 
-  // Private pools, by id (c10::MempoolId_t; {0, 0} is not one). Each begin counts a user
-  // of the pool, which release_pool() takes away; see the header comment.
-  using PoolId = std::pair<std::uint64_t, std::uint64_t>;
-  using PoolFilter = std::function<bool(StreamHandle)>;
+  // Private pools, by id ({0, 0} is not one). Each begin counts a user of the pool,
+  // which release_pool() takes away; see the header comment.
   void begin_allocate_to_pool(int device, PoolId id, PoolFilter filter);
   void end_allocate_to_pool(int device, PoolId id);
   void release_pool(int device, PoolId id);

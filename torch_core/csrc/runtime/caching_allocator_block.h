@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <set>
-#include <utility>
 
 #include "torch_core/csrc/runtime/allocator_history.h"
+#include "torch_core/csrc/runtime/allocator_snapshot.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_core {
@@ -57,9 +57,6 @@ struct BlockComparator {
     return reinterpret_cast<std::uintptr_t>(a->ptr) < reinterpret_cast<std::uintptr_t>(b->ptr);
   }
 };
-
-// A private pool's id (c10::MempoolId_t): {0, 0} is the default pools.
-using PoolId = std::pair<std::uint64_t, std::uint64_t>;
 
 struct BlockPool {
   BlockPool(bool small, PoolId pool_id = {0, 0}) : is_small(small), id(pool_id) {}

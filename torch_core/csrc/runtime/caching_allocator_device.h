@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <deque>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +16,7 @@
 #include "torch_core/csrc/runtime/allocator_history.h"
 #include "torch_core/csrc/runtime/allocator_snapshot.h"
 #include "torch_core/csrc/runtime/allocator_stats.h"
+#include "torch_core/csrc/runtime/caching_allocator.h"
 #include "torch_core/csrc/runtime/caching_allocator_block.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
 
@@ -52,7 +52,6 @@ class DeviceCache {
   void append_snapshot(std::vector<SegmentInfo>& out);
   // Private pools (CUDA graphs): while a filter is registered, the requests whose stream
   // it accepts are served from pool `id`'s own blocks, which no other request reuses.
-  using PoolFilter = std::function<bool(StreamHandle)>;
   void begin_allocate_to_pool(PoolId id, PoolFilter filter);
   void end_allocate_to_pool(PoolId id);
   // One user less; a pool without users gives its cached segments back on the next
