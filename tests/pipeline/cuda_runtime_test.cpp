@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -185,7 +186,8 @@ void check_graphs(torch_cuda::CudaRuntime& runtime, int device) {
   runtime.memcpy(host.data(), target, bytes, CopyKind::kDeviceToHost);
   check(std::all_of(host.begin(), host.end(), [](unsigned char v) { return v == 0; }),
         "captured work does not run at capture" + on);
-  const std::string dot = "/tmp/cuda_runtime_test_graph.dot";
+  // The test's own temporary directory (Bazel sets TMPDIR to it), else the system's.
+  const std::string dot = (std::filesystem::temp_directory_path() / "cuda_runtime_test_graph.dot").string();
   runtime.dump_graph(graph, dot);
   std::FILE* file = std::fopen(dot.c_str(), "r");
   check(file != nullptr, "dump_graph writes a DOT file" + on);
