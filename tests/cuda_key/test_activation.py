@@ -4,22 +4,16 @@ that stays failed (a retried import never comes up as plain CPU torch)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import unittest
 
 import _torch_cuda_activate
+from child_python import run_python
 
 
-def run(code: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        check=False,
-    )
+def run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """A fresh interpreter that reports its imports' times on stderr."""
+    return run_python(code, flags=("-X", "importtime"), **env)
 
 
 class Activation(unittest.TestCase):

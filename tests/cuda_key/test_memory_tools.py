@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import pickle
-import subprocess
-import sys
 import tempfile
 import threading
 import unittest
 from typing import Any
 
 import torch
+from child_python import run_python
 from torch.cuda import _memory_viz
 
 import torch_cuda
@@ -109,11 +108,7 @@ class CachingSwitchedOff(unittest.TestCase):
         )
         # A 4 MiB request is served from a 20 MiB segment when cached.
         for value, expected in (("1", "False 0 1048576.0"), ("0", "True 20971520 1048576.0")):
-            env = dict(os.environ, PYTORCH_NO_CUDA_MEMORY_CACHING=value)
-            result = subprocess.run(
-                [sys.executable, "-c", program], env=env, capture_output=True, text=True,
-                check=False,
-            )
+            result = run_python(program, PYTORCH_NO_CUDA_MEMORY_CACHING=value)
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertEqual(result.stdout.split("\n")[-2], expected)
 
@@ -130,11 +125,7 @@ class CachingSwitchedOff(unittest.TestCase):
             "print([str(w.message).split(' (Triggered')[0] for w in caught])\n"
         )
         for variable in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"):
-            env = dict(os.environ, **{variable: "expandable_segments:True"})
-            result = subprocess.run(
-                [sys.executable, "-c", program], env=env, capture_output=True, text=True,
-                check=False,
-            )
+            result = run_python(program, **{variable: "expandable_segments:True"})
             self.assertEqual(result.returncode, 0, result.stderr)
             values, warnings_text = result.stdout.splitlines()[-2:]
             # As without it: one 20 MiB segment split for both, a 2 MiB one for the sum.
@@ -270,12 +261,11 @@ class CublasWorkspace(unittest.TestCase):
         self.assertEqual(torch.backends.cuda.cublas_workspace_size(), default)
         with self.assertRaisesRegex(RuntimeError, "must be non-negative, got -1"):
             torch.backends.cuda.cublas_workspace_size(-1)
-        configured = subprocess.run(
-            [sys.executable, "-c",
-             "import torch; print(torch.backends.cuda.cublas_workspace_size())"],
-            env={**os.environ, "CUBLAS_WORKSPACE_CONFIG": ":4096:8"},
-            capture_output=True, text=True, check=True,
+        configured = run_python(
+            "import torch; print(torch.backends.cuda.cublas_workspace_size())",
+            CUBLAS_WORKSPACE_CONFIG=":4096:8",
         )
+        self.assertEqual(configured.returncode, 0, configured.stderr)
         self.assertEqual(configured.stdout.strip(), str(32 << 20))
 
     @unittest.skipUnless(SIMULATED, "the real variant has a cuBLAS handle (next test)")

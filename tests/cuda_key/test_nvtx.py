@@ -14,6 +14,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from child_python import run_python
+
 RECORDER = Path(sys.argv.pop(1)).resolve() if len(sys.argv) > 1 else None
 
 USER_CODE = """
@@ -36,22 +38,14 @@ print(levels, started)
 """
 
 
-def run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 class Nvtx(unittest.TestCase):
     @unittest.skipIf(RECORDER is None, "needs the recorder library's path as the first argument")
     def test_calls_reach_an_attached_tool(self) -> None:
         with tempfile.TemporaryDirectory() as directory:
             log = Path(directory) / "nvtx.log"
-            result = run(USER_CODE, NVTX_INJECTION64_PATH=str(RECORDER), NVTX_RECORDER_LOG=str(log))
+            result = run_python(
+                USER_CODE, NVTX_INJECTION64_PATH=str(RECORDER), NVTX_RECORDER_LOG=str(log)
+            )
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertEqual(result.stdout.split(), ["[0,", "1,", "1,", "0]", "1"])
             self.assertEqual(
