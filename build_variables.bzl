@@ -96,7 +96,7 @@ torch_core_host_allocator_sources = [
 
 # torch_core device layer: the c10/ATen face of a backend over its runtime (stream registry,
 # device guard, caching device allocator adapter, pinned host allocator, Philox generator,
-# PrivateUse1 hooks), generic over the device type.
+# PrivateUse1 hooks, profiler stubs), generic over the device type.
 torch_core_device_headers = [
     "torch_core/csrc/device/accelerator_errors.h",
     "torch_core/csrc/device/backend.h",
@@ -111,6 +111,7 @@ torch_core_device_headers = [
     "torch_core/csrc/device/lazy_runtime.h",
     "torch_core/csrc/device/philox_generator.h",
     "torch_core/csrc/device/privateuse1_hooks.h",
+    "torch_core/csrc/device/profiler_stubs.h",
     "torch_core/csrc/device/register_backend.h",
     "torch_core/csrc/device/runtime_call.h",
     "torch_core/csrc/device/storage_resize.h",
@@ -127,6 +128,7 @@ torch_core_device_sources = [
     "torch_core/csrc/device/lazy_runtime.cpp",
     "torch_core/csrc/device/philox_generator.cpp",
     "torch_core/csrc/device/privateuse1_hooks.cpp",
+    "torch_core/csrc/device/profiler_stubs.cpp",
     "torch_core/csrc/device/register_backend.cpp",
     "torch_core/csrc/device/storage_resize.cpp",
     "torch_core/csrc/device/stream_registry.cpp",

@@ -18,6 +18,7 @@ CONTRACT_TESTS = [
     "op_layer",
     "op_layer_random_and_nn",
     "op_layer_reductions_and_indexing",
+    "profiler",
     "serialization",
     "streams",
     "tensor",

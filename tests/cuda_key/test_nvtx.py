@@ -66,6 +66,23 @@ class Nvtx(unittest.TestCase):
                 ],
             )
 
+    @unittest.skipIf(RECORDER is None, "needs the recorder library's path as the first argument")
+    def test_emit_nvtx_ranges_each_operator(self) -> None:
+        code = (
+            "import torch\n"
+            "x = torch.ones(4, device='cuda')\n"
+            "with torch.autograd.profiler.emit_nvtx():\n"
+            "    x.mul_(2)\n"
+        )
+        with tempfile.TemporaryDirectory() as directory:
+            log = Path(directory) / "nvtx.log"
+            result = run_python(code, NVTX_INJECTION64_PATH=str(RECORDER), NVTX_RECORDER_LOG=str(log))
+            self.assertEqual(result.returncode, 0, result.stderr)
+            lines = log.read_text().splitlines()
+        pushes = [line for line in lines if line.startswith("push aten::mul_")]
+        self.assertEqual(len(pushes), 1, lines)
+        self.assertEqual(lines[lines.index(pushes[0]) + 1], "pop - 0", lines)
+
     def test_without_a_tool_calls_do_nothing(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("NVTX_INJECTION")}
         result = subprocess.run(

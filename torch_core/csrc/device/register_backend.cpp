@@ -9,6 +9,7 @@
 
 #include "torch_core/csrc/device/device_graph.h"
 #include "torch_core/csrc/device/privateuse1_hooks.h"
+#include "torch_core/csrc/device/profiler_stubs.h"
 
 namespace torch_core {
 
@@ -20,6 +21,7 @@ Backend& register_backend(BackendOptions options) {
   c10::SetAllocator(type, &backend.allocator());
   at::setHostAllocator(type, &backend.host_allocator());
   register_graph_impl(backend);
+  register_profiler_stubs(backend);
   if (type == c10::DeviceType::PrivateUse1) {
     at::RegisterPrivateUse1HooksInterface(new PrivateUse1Hooks());
   }

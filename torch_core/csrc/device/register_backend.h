@@ -2,7 +2,8 @@
 // library makes when it loads (before any tensor of its device type exists).
 //
 // Registers the device guard (c10::impl::DeviceGuardImplRegistrar), the caching device
-// allocator (c10::SetAllocator) and, for PrivateUse1, the hooks
+// allocator (c10::SetAllocator), the pinned host allocator, the graph implementation, the
+// profiler's device stubs (profiler_stubs.h) and, for PrivateUse1, the hooks
 // (at::RegisterPrivateUse1HooksInterface). Operators are registered separately, by the
 // vendor's TORCH_LIBRARY_IMPL blocks (torch_core/aten/native_registration.h), so a
 // vendor chooses which generic kernels it takes.

@@ -8,6 +8,8 @@
 #include <nvtx3/nvToolsExt.h>
 #include <pybind11/stl.h>
 
+#include "torch_core/csrc/device/profiler_stubs.h"
+
 namespace py = pybind11;
 
 namespace torch_cuda {
@@ -39,6 +41,13 @@ torch_core::StreamHandle stream_of(torch_core::Backend& backend, std::intptr_t s
 }  // namespace
 
 void bind_nvtx(py::module_& m, torch_core::Backend& backend) {
+  // torch.autograd.profiler.emit_nvtx: the profiler's ranges around each operator.
+  torch_core::ProfilerAnnotations annotations;
+  annotations.mark = [](const char* message) { nvtxMarkA(message); };
+  annotations.range_push = [](const char* message) { nvtxRangePushA(message); };
+  annotations.range_pop = [] { nvtxRangePop(); };
+  torch_core::set_profiler_annotations(backend.device_type(), annotations);
+
   py::module_ nvtx = m.def_submodule("_nvtx", "NVTX3 ranges and marks (torch._C._nvtx)");
   nvtx.def("rangePushA", [](const std::string& message) { return nvtxRangePushA(message.c_str()); },
            py::arg("message"));

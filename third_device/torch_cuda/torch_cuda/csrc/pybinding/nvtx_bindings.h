@@ -2,7 +2,8 @@
 // host-side in both variants: with no tool attached its calls do nothing (a push returns
 // NVTX_NO_PUSH_POP_TRACKING, -2), and a profiler named by NVTX_INJECTION64_PATH (Nsight
 // Systems) receives them. Device ranges start and end when a stream reaches them, through
-// a host function on the stream, as stock's.
+// a host function on the stream, as stock's. The profiler's NVTX mode (emit_nvtx) pushes its
+// ranges through NVTX3 too.
 #pragma once
 
 #include <pybind11/pybind11.h>
