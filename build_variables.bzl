@@ -68,6 +68,7 @@ torch_core_allocator_headers = [
     "torch_core/csrc/runtime/allocator_snapshot.h",
     "torch_core/csrc/runtime/allocator_stats.h",
     "torch_core/csrc/runtime/caching_allocator.h",
+    "torch_core/csrc/runtime/segment_source.h",
 ]
 
 # Sources, with the headers private to them (blocks, pools, the per-device cache).
@@ -138,12 +139,14 @@ torch_core_device_sources = [
 torch_core_device_python_headers = [
     "torch_core/csrc/device/graph_bindings.h",
     "torch_core/csrc/device/memory_history_bindings.h",
+    "torch_core/csrc/device/pool_bindings.h",
     "torch_core/csrc/device/python_bindings.h",
 ]
 
 torch_core_device_python_sources = [
     "torch_core/csrc/device/graph_bindings.cpp",
     "torch_core/csrc/device/memory_history_bindings.cpp",
+    "torch_core/csrc/device/pool_bindings.cpp",
     "torch_core/csrc/device/python_bindings.cpp",
 ]
 
@@ -539,6 +542,7 @@ torch_cuda_python_sources = [
     "third_device/torch_cuda/torch_cuda/torch_c/memory.py",
     "third_device/torch_cuda/torch_cuda/torch_c/names.py",
     "third_device/torch_cuda/torch_cuda/torch_c/nvtx.py",
+    "third_device/torch_cuda/torch_cuda/torch_c/pools.py",
     "third_device/torch_cuda/torch_cuda/torch_c/stream_event.py",
     "third_device/torch_cuda/torch_cuda/torch_c/tunable.py",
     "third_device/torch_cuda/torch_cuda/torch_c/unsupported.py",

@@ -2,8 +2,8 @@
 statistics, raw blocks of the caching allocator (caching_allocator_alloc/_delete), caching
 switched off (caching_allocator_enable, PYTORCH_NO_CUDA_MEMORY_CACHING) and its
 memory history (_record_memory_history, _snapshot, _dump_snapshot, _memory_viz, the
-per-thread _set_memory_metadata), and the cuBLAS workspaces (cublas_workspace_size,
-current_blas_handle, clearCublasWorkspaces)."""
+per-thread _set_memory_metadata), and the cuBLAS workspaces (cublas_workspace_size and
+cublaslt_workspace_size, current_blas_handle, clearCublasWorkspaces)."""
 
 from __future__ import annotations
 
@@ -251,6 +251,42 @@ class MemoryHistory(unittest.TestCase):
 class CublasWorkspace(unittest.TestCase):
     def tearDown(self) -> None:
         torch._C._cuda_resetCublasWorkspaceSize()
+        torch._C._cuda_resetCublasLtWorkspaceSize()
+
+    def test_lt_size_by_atens_rules(self) -> None:
+        self.assertEqual(torch.backends.cuda.cublaslt_workspace_size(), 1 << 20)
+        self.assertEqual(torch.backends.cuda.cublaslt_workspace_size(2 << 20), 2 << 20)
+        torch._C._cuda_resetCublasLtWorkspaceSize()
+        self.assertEqual(torch.backends.cuda.cublaslt_workspace_size(), 1 << 20)
+        with self.assertRaisesRegex(RuntimeError, "must be non-negative, got -1"):
+            torch.backends.cuda.cublaslt_workspace_size(-1)
+        # Unified with the cuBLAS workspace (ATen's default): capped at its size, warned.
+        torch.backends.cuda.cublas_workspace_size(1 << 19)
+        with self.assertWarnsRegex(UserWarning, "exceeds CUBLAS workspace size of 524288"):
+            self.assertEqual(torch.backends.cuda.cublaslt_workspace_size(), 1 << 19)
+        read = "import torch; print(torch.backends.cuda.cublaslt_workspace_size())"
+        for env, expected in (
+            ({"CUBLASLT_WORKSPACE_SIZE": "4096"}, str(4 << 20)),
+            ({"CUBLASLT_WORKSPACE_SIZE": "lots"}, str(1 << 20)),
+            (
+                {"CUBLASLT_WORKSPACE_SIZE": "4096", "CUBLAS_WORKSPACE_CONFIG": ":1024:1"},
+                str(1 << 20),
+            ),
+            (
+                {
+                    "CUBLASLT_WORKSPACE_SIZE": "4096",
+                    "CUBLAS_WORKSPACE_CONFIG": ":1024:1",
+                    "TORCH_CUBLASLT_UNIFIED_WORKSPACE": "0",
+                },
+                str(4 << 20),
+            ),
+        ):
+            with self.subTest(**env):
+                result = run_python(read, **env)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertEqual(result.stdout.strip(), expected)
+                if env["CUBLASLT_WORKSPACE_SIZE"] == "lots":
+                    self.assertIn("invalid CUBLASLT_WORKSPACE_SIZE", result.stderr)
 
     def test_size_is_set_reset_and_configured(self) -> None:
         major = torch.cuda.get_device_properties(0).major

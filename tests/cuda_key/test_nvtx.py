@@ -76,7 +76,9 @@ class Nvtx(unittest.TestCase):
         )
         with tempfile.TemporaryDirectory() as directory:
             log = Path(directory) / "nvtx.log"
-            result = run_python(code, NVTX_INJECTION64_PATH=str(RECORDER), NVTX_RECORDER_LOG=str(log))
+            result = run_python(
+                code, NVTX_INJECTION64_PATH=str(RECORDER), NVTX_RECORDER_LOG=str(log)
+            )
             self.assertEqual(result.returncode, 0, result.stderr)
             lines = log.read_text().splitlines()
         pushes = [line for line in lines if line.startswith("push aten::mul_")]

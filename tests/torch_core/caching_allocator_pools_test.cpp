@@ -1,9 +1,12 @@
-// The caching allocator's private pools (the memory of CUDA graphs) over the simulated
-// runtime's stream capture: what a capture allocates comes from its pool and is never
-// handed to eager work, pools are shared by id and given back once released, and
-// nothing waits on events or frees memory while a capture is underway.
+// The caching allocator's private pools (the memory of CUDA graphs and MemPools) over the
+// simulated runtime's stream capture: what a capture allocates comes from its pool and is
+// never handed to eager work, pools are shared by id and given back once released,
+// nothing waits on events or frees memory while a capture is underway, and a pool made
+// with a segment source takes its memory from it.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "tests/cc_check/check.h"
@@ -134,11 +137,76 @@ void test_nothing_waits_or_frees_during_capture() {
   for (StreamHandle s : {stream, side}) runtime.destroy_stream(s);
 }
 
+// A pluggable allocator's functions over the runtime, counting what passes through them.
+struct CountingSource {
+  explicit CountingSource(SimulatedRuntime& runtime) : source(std::make_shared<torch_core::SegmentSource>()) {
+    source->allocate = [this, &runtime](std::size_t bytes, int device, StreamHandle stream) {
+      allocated.push_back(bytes);
+      streams.push_back(stream);
+      return runtime.allocate(device, bytes);
+    };
+    source->free = [this, &runtime](void* ptr, std::size_t bytes, int device, StreamHandle) {
+      freed.push_back(bytes);
+      runtime.free(device, ptr);
+    };
+  }
+  std::shared_ptr<torch_core::SegmentSource> source;
+  std::vector<std::size_t> allocated;
+  std::vector<std::size_t> freed;
+  std::vector<StreamHandle> streams;
+};
+
+void test_pool_with_a_segment_source() {
+  SimulatedRuntime runtime(device_config());
+  CachingAllocator allocator(runtime);
+  CountingSource counting(runtime);
+  StreamHandle stream = runtime.create_stream(0, 0);
+  allocator.create_pool(0, kPool, counting.source);
+  CHECK_EQ(allocator.pool_use_count(0, kPool), 1);
+  CHECK_EQ(allocator.pool_use_count(0, PoolId{0, 99}), 0);
+  CHECK_THROWS(allocator.create_pool(0, kPool, counting.source), RuntimeError, "exists already");
+
+  allocator.begin_allocate_to_pool(0, kPool, [](StreamHandle) { return true; });
+  CHECK_EQ(allocator.pool_use_count(0, kPool), 2);
+  void* small = allocator.allocate(0, 1000, stream);
+  void* large = allocator.allocate(0, mib(3), stream);
+  allocator.end_allocate_to_pool(0, kPool);
+  allocator.release_pool(0, kPool);
+  CHECK_TRUE(counting.allocated == (std::vector<std::size_t>{mib(2), mib(20)}));
+  CHECK_TRUE(counting.streams == (std::vector<StreamHandle>{stream, stream}));
+  void* outside = allocator.allocate(0, 1000, stream);  // the default pool: the runtime
+  CHECK_EQ(counting.allocated.size(), 2U);
+
+  std::vector<void*> live = allocator.pool_live_allocations(0, kPool);
+  std::sort(live.begin(), live.end());
+  std::vector<void*> expected{small, large};
+  std::sort(expected.begin(), expected.end());
+  CHECK_TRUE(live == expected);
+  CHECK_THROWS(allocator.pool_live_allocations(0, PoolId{0, 99}), RuntimeError, "Could not find pool");
+
+  // Still used by the MemPool: its cache stays. Released, its segments go back whole
+  // (the 20 MiB one was split for the 3 MiB block) through the source's free.
+  allocator.free(small);
+  allocator.free(large);
+  CHECK_TRUE(allocator.pool_live_allocations(0, kPool).empty());
+  allocator.empty_pool_cache(0, kPool);
+  CHECK_TRUE(counting.freed.empty());
+  allocator.release_pool(0, kPool);
+  allocator.empty_pool_cache(0, kPool);
+  std::sort(counting.freed.begin(), counting.freed.end());
+  CHECK_TRUE(counting.freed == (std::vector<std::size_t>{mib(2), mib(20)}));
+  CHECK_EQ(allocator.pool_use_count(0, kPool), 0);  // gone
+  CHECK_EQ(reserved(allocator), static_cast<int64_t>(mib(2)));  // the default pool's segment
+  allocator.free(outside);
+  runtime.destroy_stream(stream);
+}
+
 }  // namespace
 
 int main() {
   cc_check::run("capture_allocates_from_its_pool", test_capture_allocates_from_its_pool);
   cc_check::run("shared_pool_lives_until_its_last_user", test_shared_pool_lives_until_its_last_user);
   cc_check::run("nothing_waits_or_frees_during_capture", test_nothing_waits_or_frees_during_capture);
+  cc_check::run("pool_with_a_segment_source", test_pool_with_a_segment_source);
   return cc_check::summary();
 }

@@ -15,6 +15,7 @@
 #include "torch_core/csrc/device/runtime_call.h"
 #include "torch_core/csrc/runtime/allocator_config.h"
 #include "torch_core/csrc/runtime/allocator_errors.h"
+#include "torch_core/csrc/runtime/allocator_sizes.h"
 #include "torch_core/csrc/runtime/allocator_stats.h"
 
 namespace torch_core {
@@ -61,6 +62,11 @@ DeviceCachingAllocator::DeviceCachingAllocator(c10::DeviceType device_type, Devi
     : device_type_(device_type), runtime_(runtime), streams_(streams), config_env_(std::move(config_env)) {}
 
 CachingAllocator& DeviceCachingAllocator::core() {
+  TORCH_CHECK(!has_source_.load(std::memory_order_acquire), c10::DeviceTypeName(device_type_),
+              "PluggableAllocator does not support this call: the current allocator is a pluggable "
+              "allocator (torch.cuda.memory.change_current_allocator), through which only allocation "
+              "and free go; memory statistics, snapshots, pools, history and caching need torch's "
+              "caching allocator");
   std::call_once(core_once_, [this] {
     AllocatorConfig config = AllocatorConfig::from_env(config_env_);
     config.uncached = uncached_from_env(device_type_);
@@ -86,6 +92,11 @@ c10::DeviceIndex DeviceCachingAllocator::resolve(c10::DeviceIndex device) const 
 
 c10::DataPtr DeviceCachingAllocator::allocate_on(c10::DeviceIndex device, std::size_t bytes,
                                                  StreamHandle stream) {
+  if (has_source_.load(std::memory_order_acquire)) {
+    if (const std::shared_ptr<const SegmentSource> source = current_source()) {
+      return allocate_from_source(*source, device, bytes, stream);
+    }
+  }
   const c10::Device where(device_type_, device);
   void* ptr = runtime_call(device_type_, [&] { return core().allocate(device, bytes, stream); });
   if (ptr != nullptr) gpu_trace::memory_allocated(device_type_, ptr);
@@ -106,10 +117,60 @@ void DeviceCachingAllocator::copy_data(void* dest, const void* src, std::size_t 
   runtime_.memcpy(dest, src, count, CopyKind::kDeviceToDevice);
 }
 
-bool DeviceCachingAllocator::initialized() { return core_ != nullptr; }
+c10::DataPtr DeviceCachingAllocator::allocate_from_source(const SegmentSource& source, c10::DeviceIndex device,
+                                                          std::size_t bytes, StreamHandle stream) {
+  const c10::Device where(device_type_, device);
+  void* ptr = bytes == 0 ? nullptr : source.allocate(bytes, device, stream);
+  TORCH_CHECK_WITH(OutOfMemoryError, ptr != nullptr || bytes == 0, c10::DeviceTypeName(device_type_),
+                   " out of memory. Tried to allocate ", allocator_sizes::format_size(bytes), " on device ",
+                   static_cast<int>(device), ": the pluggable allocator's allocation function returned null");
+  {
+    std::lock_guard<std::mutex> lock(source_mutex_);
+    source_used_ = true;
+    if (ptr != nullptr) source_allocations_[ptr] = SourceAllocation{source_, bytes, device, stream};
+  }
+  if (ptr != nullptr) gpu_trace::memory_allocated(device_type_, ptr);
+  return c10::DataPtr(ptr, ptr, raw_deleter(), where);
+}
 
-void DeviceCachingAllocator::emptyCache(c10::MempoolId_t /*mempool_id*/) {
-  if (initialized()) core().empty_cache();
+bool DeviceCachingAllocator::free_to_source(void* ptr) {
+  SourceAllocation allocation;
+  {
+    std::lock_guard<std::mutex> lock(source_mutex_);
+    const auto it = source_allocations_.find(ptr);
+    if (it == source_allocations_.end()) return false;
+    allocation = std::move(it->second);
+    source_allocations_.erase(it);
+  }
+  allocation.source->free(ptr, allocation.bytes, allocation.device, allocation.stream);
+  return true;
+}
+
+void DeviceCachingAllocator::set_current_source(std::shared_ptr<const SegmentSource> source) {
+  std::lock_guard<std::mutex> lock(source_mutex_);
+  // Stock's message: memory from one allocator must not reach another's free.
+  TORCH_CHECK(core_ == nullptr && !source_used_, "Can't swap an already initialized allocator");
+  has_source_.store(source != nullptr, std::memory_order_release);
+  source_ = std::move(source);
+}
+
+std::shared_ptr<const SegmentSource> DeviceCachingAllocator::current_source() const {
+  std::lock_guard<std::mutex> lock(source_mutex_);
+  return source_;
+}
+
+bool DeviceCachingAllocator::initialized() {
+  std::lock_guard<std::mutex> lock(source_mutex_);
+  return core_ != nullptr || source_used_;
+}
+
+void DeviceCachingAllocator::emptyCache(c10::MempoolId_t mempool_id) {
+  if (has_source_.load(std::memory_order_acquire) || core_ == nullptr) return;  // nothing cached
+  if (mempool_id == c10::MempoolId_t{0, 0}) {
+    core().empty_cache();
+    return;
+  }
+  for (int device = 0; device < core().device_count(); ++device) core().empty_pool_cache(device, mempool_id);
 }
 
 bool DeviceCachingAllocator::owns(const c10::DataPtr& ptr) const {
@@ -117,13 +178,18 @@ bool DeviceCachingAllocator::owns(const c10::DataPtr& ptr) const {
 }
 
 void DeviceCachingAllocator::recordStream(const c10::DataPtr& ptr, c10::Stream stream) {
-  // Memory of other allocators (from_blob, a view of host memory) is not ours to track.
-  if (!owns(ptr) || ptr.get() == nullptr) return;
+  // Memory of other allocators (from_blob, a view of host memory) is not ours to track;
+  // a pluggable allocator is given no stream uses (as stock's without record_stream_fn).
+  if (!owns(ptr) || ptr.get() == nullptr || has_source_.load(std::memory_order_acquire)) return;
   core().record_stream(ptr.get(), stream.device_index(), streams_.handle(stream));
 }
 
 void DeviceCachingAllocator::free(void* ptr) {
   gpu_trace::memory_freed(device_type_, ptr);
+  if (has_source_.load(std::memory_order_acquire)) {
+    TORCH_CHECK(free_to_source(ptr), "free: pointer ", ptr, " was not allocated by the pluggable allocator");
+    return;
+  }
   core().free(ptr);
 }
 
@@ -163,7 +229,8 @@ void DeviceCachingAllocator::resetPeakStats(c10::DeviceIndex device) {
 }
 
 std::pair<std::size_t, std::size_t> DeviceCachingAllocator::getMemoryInfo(c10::DeviceIndex device) {
-  const MemoryInfo info = core().memory_info(resolve(device));
+  // The runtime's answer: it holds under a pluggable allocator too.
+  const MemoryInfo info = runtime_call(device_type_, [&] { return runtime_.memory_info(resolve(device)); });
   return {info.free_bytes, info.total_bytes};
 }
 

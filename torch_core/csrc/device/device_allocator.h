@@ -9,14 +9,22 @@
 //
 // The CachingAllocator is created on first use (it sizes itself by the runtime's device
 // count, which would otherwise initialise the device at import).
+//
+// Before that first use a pluggable allocator may replace it
+// (torch.cuda.memory.change_current_allocator): every request then goes to the
+// SegmentSource's functions and every free straight back, uncached; what only the caching
+// allocator has (statistics, snapshots, pools, history) is refused, as stock's
+// CUDAPluggableAllocator refuses it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -29,6 +37,7 @@
 #include "torch_core/csrc/runtime/allocator_snapshot.h"
 #include "torch_core/csrc/runtime/caching_allocator.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/segment_source.h"
 
 namespace torch_core {
 
@@ -69,11 +78,28 @@ class DeviceCachingAllocator final : public c10::DeviceAllocator {
   void free(void* ptr);
   c10::DeviceType device_type() const { return device_type_; }
   // The torch-free allocator underneath (created on first use), for what c10's
-  // interface has no call for (memory history).
+  // interface has no call for (memory history). Refused under a pluggable allocator.
   CachingAllocator& core();
+  // Makes `source` the allocator of every request (null: the caching allocator again).
+  // Refused once memory was allocated or the caching allocator was used.
+  void set_current_source(std::shared_ptr<const SegmentSource> source);
+  // The pluggable allocator in use; null: the caching allocator.
+  std::shared_ptr<const SegmentSource> current_source() const;
 
  private:
   c10::DeviceIndex resolve(c10::DeviceIndex device) const;
+  c10::DataPtr allocate_from_source(const SegmentSource& source, c10::DeviceIndex device,
+                                    std::size_t bytes, StreamHandle stream);
+  // Gives `ptr` back to the pluggable allocator; false when it did not come from there.
+  bool free_to_source(void* ptr);
+
+  // What a pluggable allocator's free needs to be told of each live allocation.
+  struct SourceAllocation {
+    std::shared_ptr<const SegmentSource> source;
+    std::size_t bytes;
+    int device;
+    StreamHandle stream;
+  };
 
   const c10::DeviceType device_type_;
   DeviceRuntime& runtime_;
@@ -81,6 +107,11 @@ class DeviceCachingAllocator final : public c10::DeviceAllocator {
   const std::string config_env_;
   std::once_flag core_once_;
   std::unique_ptr<CachingAllocator> core_;
+  std::atomic<bool> has_source_{false};  // the hot path's check for a pluggable allocator
+  mutable std::mutex source_mutex_;
+  std::shared_ptr<const SegmentSource> source_;  // guarded by source_mutex_
+  bool source_used_ = false;                      // guarded by source_mutex_
+  std::unordered_map<void*, SourceAllocation> source_allocations_;  // guarded by source_mutex_
 };
 
 }  // namespace torch_core

@@ -31,6 +31,7 @@ CaptureMode capture_mode(at::GraphCaptureMode mode) {
 std::atomic<int> DeviceGraph::captures_underway_{0};
 
 c10::MempoolId_t new_graph_pool_id() { return {0, next_pool_uid.fetch_add(1)}; }
+c10::MempoolId_t new_internal_pool_id() { return {next_pool_uid.fetch_add(1), 0}; }
 
 DeviceGraph::DeviceGraph(Backend& backend, bool keep_graph) : backend_(backend), keep_graph_(keep_graph) {}
 
@@ -55,7 +56,7 @@ void DeviceGraph::capture_begin(c10::MempoolId_t pool, at::GraphCaptureMode mode
   DeviceRuntime& runtime = backend_.runtime();
   const StreamHandle handle = backend_.streams().handle(stream);
   const c10::MempoolId_t pool_id =
-      pool.first != 0 || pool.second != 0 ? pool : c10::MempoolId_t{next_pool_uid.fetch_add(1), 0};
+      pool.first != 0 || pool.second != 0 ? pool : new_internal_pool_id();
 
   runtime_call(type, [&] { runtime.begin_capture(handle, capture_mode(mode)); });
   const std::uint64_t id = runtime_call(type, [&] { return runtime.capture_id(handle); });

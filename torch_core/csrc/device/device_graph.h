@@ -70,9 +70,11 @@ class DeviceGraph final : public at::GraphImplInterface {
   static std::atomic<int> captures_underway_;
 };
 
-// A new private pool id, as torch.cuda.graph_pool_handle() returns: {0, n}. (A capture
-// given no pool takes {n, 0}.)
+// A new private pool id, as torch.cuda.graph_pool_handle() and a user's MemPool take:
+// {0, n}; new_internal_pool_id() gives {n, 0}, as a capture given no pool takes (the
+// counter is shared, as stock's).
 c10::MempoolId_t new_graph_pool_id();
+c10::MempoolId_t new_internal_pool_id();
 
 // True when `device_type`'s current stream on `device` (-1: the current device) is capturing.
 bool current_stream_capturing(c10::DeviceType device_type, c10::DeviceIndex device = -1);

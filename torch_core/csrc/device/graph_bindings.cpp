@@ -4,7 +4,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include <c10/util/Exception.h>
@@ -61,23 +60,6 @@ void bind_graphs(py::module_& m, Backend& backend) {
   m.def("_graph_pool_handle", [] { return PoolId(new_graph_pool_id()); },
         "A new private pool id, for graphs that are to share memory.");
   m.def("_is_current_stream_capturing", [b] { return current_stream_capturing(b->device_type()); });
-
-  // Allocations to a private pool outside capture (inductor's cudagraph trees, MemPool).
-  m.def("_begin_allocate_to_pool", [b](int device, PoolId pool) {
-    b->allocator().core().begin_allocate_to_pool(b->checked_index(device), pool,
-                                                  [](StreamHandle) { return true; });
-  });
-  m.def("_begin_allocate_current_thread_to_pool", [b](int device, PoolId pool) {
-    const std::thread::id thread = std::this_thread::get_id();
-    b->allocator().core().begin_allocate_to_pool(
-        b->checked_index(device), pool, [thread](StreamHandle) { return std::this_thread::get_id() == thread; });
-  });
-  m.def("_end_allocate_to_pool", [b](int device, PoolId pool) {
-    b->allocator().core().end_allocate_to_pool(b->checked_index(device), pool);
-  });
-  m.def("_release_pool", [b](int device, PoolId pool) {
-    b->allocator().core().release_pool(b->checked_index(device), pool);
-  });
 }
 
 }  // namespace torch_core

@@ -1,6 +1,6 @@
 // Graphs for a torch_core backend's Python module: the _Graph class that torch.cuda's
-// _CUDAGraph is made from, the private pool handles, and whether the current stream is
-// capturing (device_graph.h has the semantics).
+// _CUDAGraph is made from, new private pool handles, and whether the current stream is
+// capturing (device_graph.h has the semantics). Routing allocations to pools: pool_bindings.h.
 #pragma once
 
 #include <pybind11/pybind11.h>

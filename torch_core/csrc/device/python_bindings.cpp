@@ -16,6 +16,8 @@
 #include "torch_core/csrc/device/backend.h"
 #include "torch_core/csrc/device/graph_bindings.h"
 #include "torch_core/csrc/device/memory_history_bindings.h"
+#include "torch_core/csrc/device/pool_bindings.h"
+#include "torch_core/csrc/device/runtime_call.h"
 #include "torch_core/csrc/device/storage_resize.h"
 
 namespace py = pybind11;
@@ -191,6 +193,10 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   m.def("_reset_accumulated_memory_stats", [b](int device) {
     b->allocator().resetAccumulatedStats(static_cast<c10::DeviceIndex>(device));
   }, py::arg("device") = -1);
+  // torch.cuda.memory._host_allocator(): the pinned host allocator's address (c10::Allocator*).
+  m.def("_host_allocator_address", [b] {
+    return reinterpret_cast<std::uintptr_t>(static_cast<c10::Allocator*>(&b->host_allocator()));
+  });
   m.def("_host_memory_stats", [b] { return host_stats_dict(b->host_allocator().core().stats()); });
   m.def("_reset_peak_host_memory_stats", [b] { b->host_allocator().core().reset_peak_stats(); });
   m.def("_reset_accumulated_host_memory_stats",
@@ -204,12 +210,28 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   }, py::arg("bytes"), py::arg("stream"));
   m.def("_raw_delete", [b](std::uintptr_t ptr) { b->allocator().free(reinterpret_cast<void*>(ptr)); },
         py::arg("ptr"));
+  // The runtime's own device memory, bypassing the caching allocator: for allocators written
+  // in Python over ctypes (a MemPool's or change_current_allocator's), as stock's _use_uvm
+  // is over cuda-python's cudaMallocManaged. 0 when the device is out of memory.
+  m.def("_runtime_malloc", [b](std::size_t bytes, int device) {
+    DeviceRuntime& runtime = b->initialize();
+    const int index = b->checked_index(static_cast<c10::DeviceIndex>(device));
+    void* ptr = runtime_call(b->device_type(), [&] { return runtime.allocate(index, bytes); });
+    return reinterpret_cast<std::uintptr_t>(ptr);
+  }, py::arg("bytes"), py::arg("device"));
+  m.def("_runtime_free", [b](std::uintptr_t ptr, int device) {
+    DeviceRuntime& runtime = b->initialize();
+    const int index = b->checked_index(static_cast<c10::DeviceIndex>(device));
+    py::gil_scoped_release no_gil;  // the runtime waits for work still using the memory
+    runtime_call(b->device_type(), [&] { runtime.free(index, reinterpret_cast<void*>(ptr)); });
+  }, py::arg("ptr"), py::arg("device"));
   m.def("_caching_allocator_enable",
         [b](bool enabled) { b->allocator().core().set_caching_enabled(enabled); },
         py::arg("enabled"));
   m.def("_caching_allocator_is_enabled", [b] { return b->allocator().core().caching_enabled(); });
   bind_memory_history(m, backend);
   bind_graphs(m, backend);
+  bind_pools(m, backend);
   m.def("_mem_get_info", [b](int device) {
     return b->allocator().getMemoryInfo(b->checked_index(static_cast<c10::DeviceIndex>(device)));
   }, py::arg("device") = -1);

@@ -54,6 +54,18 @@ void CachingAllocator::end_allocate_to_pool(int device, PoolId id) {
 
 void CachingAllocator::release_pool(int device, PoolId id) { device_cache(device).release_pool(id); }
 
+void CachingAllocator::create_pool(int device, PoolId id, std::shared_ptr<const SegmentSource> source) {
+  device_cache(device).create_pool(id, std::move(source));
+}
+
+int CachingAllocator::pool_use_count(int device, PoolId id) { return device_cache(device).pool_use_count(id); }
+
+std::vector<void*> CachingAllocator::pool_live_allocations(int device, PoolId id) {
+  return device_cache(device).pool_live_allocations(id);
+}
+
+void CachingAllocator::empty_pool_cache(int device, PoolId id) { device_cache(device).empty_pool_cache(id); }
+
 void* CachingAllocator::allocate(int device, std::size_t bytes, StreamHandle stream) {
   DeviceCache& cache = device_cache(device);
   if (bytes == 0) return nullptr;

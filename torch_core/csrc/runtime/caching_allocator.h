@@ -11,11 +11,12 @@
 //   reused only after the event completes.
 // - When the runtime is out of memory the allocator frees cached segments and retries,
 //   and raises OutOfMemoryError only when that fails too.
-// - Private pools (CUDA graphs' memory): between begin_allocate_to_pool() and
-//   end_allocate_to_pool(), requests whose stream a filter accepts (a capture's streams)
-//   are served from blocks of that pool only, and those blocks serve nothing else, so a
-//   graph's addresses stay valid for its replays. Meanwhile nothing is given back to the
-//   runtime and no event is queried (a capture forbids both).
+// - Private pools (CUDA graphs' memory, torch.cuda.MemPool): between
+//   begin_allocate_to_pool() and end_allocate_to_pool(), requests whose stream a filter
+//   accepts (a capture's streams, a thread's) are served from blocks of that pool only, and
+//   those blocks serve nothing else, so a graph's addresses stay valid for its replays.
+//   Meanwhile nothing is given back to the runtime and no event is queried (a capture
+//   forbids both). A pool created with a SegmentSource takes its segments from it.
 // - With caching off (set_caching_enabled(false), or config.uncached) a request takes
 //   memory straight from the runtime and its free gives it straight back, after
 //   synchronising the device as cudaFree does. Such blocks are not in the statistics,
@@ -43,6 +44,7 @@
 #include "torch_core/csrc/runtime/allocator_snapshot.h"
 #include "torch_core/csrc/runtime/allocator_stats.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/segment_source.h"
 
 namespace torch_core {
 
@@ -89,6 +91,14 @@ class CachingAllocator {
   void begin_allocate_to_pool(int device, PoolId id, PoolFilter filter);
   void end_allocate_to_pool(int device, PoolId id);
   void release_pool(int device, PoolId id);
+  // torch.cuda.MemPool: a pool with one user whose segments come from `source` (null:
+  // the runtime), or one user more of an existing pool (`source` null).
+  void create_pool(int device, PoolId id, std::shared_ptr<const SegmentSource> source);
+  int pool_use_count(int device, PoolId id);  // 0: no such pool
+  // The pool's blocks handed out and not freed; throws RuntimeError for an unknown pool.
+  std::vector<void*> pool_live_allocations(int device, PoolId id);
+  // Gives back the pool's cached segments if it has no users any more.
+  void empty_pool_cache(int device, PoolId id);
 
   DeviceStats stats(int device) const;
   void reset_peak_stats(int device);

@@ -4,11 +4,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <set>
+#include <utility>
 
 #include "torch_core/csrc/runtime/allocator_history.h"
 #include "torch_core/csrc/runtime/allocator_snapshot.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/segment_source.h"
 
 namespace torch_core {
 namespace caching_allocator_detail {
@@ -59,7 +62,8 @@ struct BlockComparator {
 };
 
 struct BlockPool {
-  BlockPool(bool small, PoolId pool_id = {0, 0}) : is_small(small), id(pool_id) {}
+  BlockPool(bool small, PoolId pool_id = {0, 0}, std::shared_ptr<const SegmentSource> from = nullptr)
+      : is_small(small), id(pool_id), source(std::move(from)) {}
 
   void insert(Block* block) {
     block->gc_count_base = free_block_searches;
@@ -72,6 +76,8 @@ struct BlockPool {
   std::set<Block*, BlockComparator> blocks;  // cached (free, reusable) blocks
   const bool is_small;
   const PoolId id;
+  // Where its segments come from; null: the runtime.
+  const std::shared_ptr<const SegmentSource> source;
   int64_t segments = 0;  // segments taken from the runtime for this pool, cached or not
   int64_t free_block_searches = 0;  // advanced only when garbage collection is on
 };

@@ -31,8 +31,8 @@ DeviceCache::~DeviceCache() {
         blocks.insert(blocks.end(), pool->blocks.begin(), pool->blocks.end());
     }
     for (Block* block : blocks) {
-      // The head of a segment holds the runtime's pointer.
-      if (block->prev == nullptr) runtime_.free(device_, block->ptr);
+      // The head of a segment holds the segment's pointer.
+      if (block->prev == nullptr) free_segment_memory(*block);
     }
     for (Block* block : blocks) delete block;
     for (EventHandle event : spare_events_) runtime_.destroy_event(event);
@@ -95,7 +95,9 @@ Block* DeviceCache::find_cached(Request& request) {
 
 Block* DeviceCache::allocate_segment(const Request& request) {
   if (fraction_set_ && reserved_ + request.segment > allowed_bytes()) return nullptr;
-  void* ptr = runtime_.allocate(device_, request.segment);
+  const SegmentSource* source = request.pool->source.get();
+  void* ptr = source == nullptr ? runtime_.allocate(device_, request.segment)
+                                : source->allocate(request.segment, device_, request.stream);
   if (ptr == nullptr) return nullptr;
   reserved_ += request.segment;
   ++request.pool->segments;

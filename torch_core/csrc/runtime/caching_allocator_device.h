@@ -57,6 +57,17 @@ class DeviceCache {
   // One user less; a pool without users gives its cached segments back on the next
   // empty_cache() or out-of-memory retry, and is gone once its last block is.
   void release_pool(PoolId id);
+  // A new pool with one user, its segments from `source` (null: the runtime), or one
+  // more user of an existing pool (then `source` must be null): stock's
+  // createOrIncrefPool, for torch.cuda.MemPool.
+  void create_pool(PoolId id, std::shared_ptr<const SegmentSource> source);
+  // The pool's users; 0 for a pool that does not exist.
+  int pool_use_count(PoolId id);
+  // The blocks of the pool handed out and not yet freed; throws for an unknown pool.
+  std::vector<void*> pool_live_allocations(PoolId id);
+  // Gives back the cached segments of pool `id` if it has no users (stock's
+  // emptyCache(mempool_id)).
+  void empty_pool_cache(PoolId id);
   // Memory history: what to record from now on (null: nothing), and the trace so far.
   void set_history(std::shared_ptr<const HistorySettings> settings, bool clear_trace);
   std::vector<TraceEntry> trace();
@@ -94,9 +105,12 @@ class DeviceCache {
   // cudaFree and the simulated runtime do: a freed block may still be in use by work on
   // its stream, which the cache orders but the runtime's pool does not.
   void release_segment(Block* block);
+  // Gives a segment's memory back to where it came from (the runtime or the pool's source).
+  void free_segment_memory(const Block& head);
   void release_cached_segments(BlockPool& pool);
   void release_cached_blocks();
   void release_freeable_private_pools();
+
   bool release_available_cached_blocks(const Request& request);
   void garbage_collect();
 
@@ -118,12 +132,16 @@ class DeviceCache {
   BlockPool large_blocks_{false};
   BlockPool small_blocks_{true};
   struct PrivatePool {
-    explicit PrivatePool(PoolId id) : large(false, id), small(true, id) {}
+    PrivatePool(PoolId id, const std::shared_ptr<const SegmentSource>& source)
+        : large(false, id, source), small(true, id, source) {}
     BlockPool large;
     BlockPool small;
     int use_count = 1;
   };
   std::map<PoolId, std::unique_ptr<PrivatePool>> private_pools_;
+  // Gives back the cached segments of a pool that nothing uses or allocates to; true when
+  // it then holds no segment (and may be forgotten).
+  bool release_if_unused(PoolId id, PrivatePool& pool);
   // Registered filters, oldest first. While any is, nothing waits on or queries events
   // (a capture forbids it) and nothing is given back to the runtime.
   std::vector<std::pair<PoolId, PoolFilter>> allocating_to_pools_;

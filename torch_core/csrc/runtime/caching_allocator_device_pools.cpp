@@ -1,12 +1,15 @@
-// DeviceCache's private pools: the memory of CUDA graphs (stock's graph_pools). A graph's
-// allocations must keep their addresses for every replay, so while it is captured its
-// requests are served from a pool of its own, which eager requests never reuse; graphs
-// that share a pool id share that memory.
+// DeviceCache's private pools: the memory of CUDA graphs (stock's graph_pools) and of
+// torch.cuda.MemPool. A graph's allocations must keep their addresses for every replay, so
+// while it is captured its requests are served from a pool of its own, which eager
+// requests never reuse; graphs that share a pool id share that memory. A MemPool may take
+// its segments from a pluggable allocator's functions instead of the runtime.
 #include "torch_core/csrc/runtime/caching_allocator_device.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "torch_core/csrc/runtime/allocator_sizes.h"
 
@@ -39,11 +42,59 @@ void DeviceCache::begin_allocate_to_pool(PoolId id, PoolFilter filter) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto it = private_pools_.find(id);
   if (it == private_pools_.end()) {
-    private_pools_.emplace(id, std::make_unique<PrivatePool>(id));
+    private_pools_.emplace(id, std::make_unique<PrivatePool>(id, nullptr));
   } else {
     ++it->second->use_count;
   }
   allocating_to_pools_.emplace_back(id, std::move(filter));
+}
+
+void DeviceCache::create_pool(PoolId id, std::shared_ptr<const SegmentSource> source) {
+  if (id == PoolId{0, 0}) {
+    throw RuntimeError("create_pool: (0, 0) names the default pools, not a private pool");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = private_pools_.find(id);
+  if (it == private_pools_.end()) {
+    private_pools_.emplace(id, std::make_unique<PrivatePool>(id, std::move(source)));
+    return;
+  }
+  if (source != nullptr) {
+    throw RuntimeError("create_pool: pool " + pool_text(id) + " on device " + std::to_string(device_) +
+                       " exists already; an allocator is given only to a new pool");
+  }
+  ++it->second->use_count;
+}
+
+int DeviceCache::pool_use_count(PoolId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = private_pools_.find(id);
+  return it == private_pools_.end() ? 0 : it->second->use_count;
+}
+
+std::vector<void*> DeviceCache::pool_live_allocations(PoolId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = private_pools_.find(id);
+  if (it == private_pools_.end()) {
+    throw RuntimeError("Could not find pool of id " + pool_text(id) + " on device " + std::to_string(device_));
+  }
+  const PrivatePool& pool = *it->second;
+  std::vector<void*> live;
+  for (const Block* block : active_blocks_) {
+    if (block->allocated && (block->pool == &pool.large || block->pool == &pool.small)) {
+      live.push_back(block->ptr);
+    }
+  }
+  return live;
+}
+
+void DeviceCache::empty_pool_cache(PoolId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!allocating_to_pools_.empty()) return;  // a capture may be underway: give nothing back
+  const auto it = private_pools_.find(id);
+  if (it == private_pools_.end()) return;
+  synchronize_and_free_events();
+  if (release_if_unused(it->first, *it->second)) private_pools_.erase(it);
 }
 
 void DeviceCache::end_allocate_to_pool(PoolId id) {
@@ -72,19 +123,17 @@ void DeviceCache::release_pool(PoolId id) {
 // allocated to is kept whatever its count says (released too early by its user).
 void DeviceCache::release_freeable_private_pools() {
   for (auto it = private_pools_.begin(); it != private_pools_.end();) {
-    PrivatePool& pool = *it->second;
-    const bool allocated_to =
-        std::any_of(allocating_to_pools_.begin(), allocating_to_pools_.end(),
-                    [&](const auto& entry) { return entry.first == it->first; });
-    if (pool.use_count > 0 || allocated_to) {
-      ++it;
-      continue;
-    }
-    release_cached_segments(pool.large);
-    release_cached_segments(pool.small);
-    const bool empty = pool.large.segments == 0 && pool.small.segments == 0;
-    it = empty ? private_pools_.erase(it) : std::next(it);
+    it = release_if_unused(it->first, *it->second) ? private_pools_.erase(it) : std::next(it);
   }
+}
+
+bool DeviceCache::release_if_unused(PoolId id, PrivatePool& pool) {
+  const bool allocated_to = std::any_of(allocating_to_pools_.begin(), allocating_to_pools_.end(),
+                                        [&](const auto& entry) { return entry.first == id; });
+  if (pool.use_count > 0 || allocated_to) return false;
+  release_cached_segments(pool.large);
+  release_cached_segments(pool.small);
+  return pool.large.segments == 0 && pool.small.segments == 0;
 }
 
 }  // namespace caching_allocator_detail

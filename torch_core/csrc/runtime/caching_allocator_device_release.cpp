@@ -4,6 +4,7 @@
 #include "torch_core/csrc/runtime/caching_allocator_device.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace torch_core {
@@ -11,8 +12,22 @@ namespace caching_allocator_detail {
 
 // --- Giving memory back --------------------------------------------------------------
 
+void DeviceCache::free_segment_memory(const Block& head) {
+  const SegmentSource* source = head.pool->source.get();
+  if (source == nullptr) {
+    runtime_.free(device_, head.ptr);
+    return;
+  }
+  // runtime.free() waits for the work queued on the memory (as cudaFree); a pluggable
+  // allocator's free need not, so the segment's stream is drained first.
+  runtime_.synchronize_stream(head.stream);
+  std::size_t bytes = 0;  // the whole segment, split or not
+  for (const Block* block = &head; block != nullptr; block = block->next) bytes += block->size;
+  source->free(head.ptr, bytes, device_, head.stream);
+}
+
 void DeviceCache::release_segment(Block* block) {
-  runtime_.free(device_, block->ptr);
+  free_segment_memory(*block);
   record(TraceAction::kSegmentFree, block->ptr, block->size, block->stream, nullptr);
   block->pool->blocks.erase(block);
   --block->pool->segments;

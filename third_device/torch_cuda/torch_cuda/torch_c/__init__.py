@@ -4,7 +4,8 @@ expect of a CUDA build, made from _CUDAC: torch_core's device functions plus CUD
 ``coverage`` says, without importing torch, which names there are and what each is made
 of; ``build(torch_C, C)`` makes them; torch_patches/torch_c_names.py installs them. One
 module per part of stock's bindings: device and streams, cuBLAS, graphs, memory, the stream and
-event bases, multi-device copies (comm), TunableOp, and the unsupported features' stubs.
+event bases, memory pools and pluggable allocators, multi-device copies (comm), TunableOp,
+and the unsupported features' stubs.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
         graphs,
         memory,
         nvtx,
+        pools,
         stream_event,
         tunable,
         unsupported,
@@ -36,9 +38,10 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, Any]:
         graphs.build(C),
         memory.build(C),
         nvtx.build(C),
+        pools.build(C),
         stream_event.build(torch_C, C),
         tunable.build(C),
-        unsupported.build(torch_C),
+        unsupported.build(),
     ):
         overlap = names.keys() & part.keys()
         if overlap:

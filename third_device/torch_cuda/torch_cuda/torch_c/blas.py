@@ -1,6 +1,6 @@
 """torch._C's cuBLAS names (stock: torch/csrc/cuda/Module.cpp over at::cuda's handle
-pool): the workspace size torch.backends.cuda.cublas_workspace_size sets, the current
-handle, and giving the workspaces back."""
+pool): the workspace sizes torch.backends.cuda.cublas_workspace_size and
+cublaslt_workspace_size set, the current handle, and giving the workspaces back."""
 
 from __future__ import annotations
 
@@ -25,6 +25,18 @@ def build(C: ModuleType) -> Names:
     @names.export
     def _cuda_resetCublasWorkspaceSize() -> None:
         C._reset_cublas_workspace_size()
+
+    @names.export
+    def _cuda_getCublasLtWorkspaceSize() -> int:
+        return int(C._cublaslt_workspace_size(device_properties(C, current_device(C)).major))
+
+    @names.export
+    def _cuda_setCublasLtWorkspaceSize(size: int) -> None:
+        C._set_cublaslt_workspace_size(int(size))
+
+    @names.export
+    def _cuda_resetCublasLtWorkspaceSize() -> None:
+        C._reset_cublaslt_workspace_size()
 
     @names.export
     def _cuda_getCurrentBlasHandle() -> int:

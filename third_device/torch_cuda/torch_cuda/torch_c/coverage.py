@@ -32,7 +32,8 @@ PROVIDED: dict[str, str] = {
     "_cuda_cudaCachingAllocator_raw_alloc": "_CUDAC._raw_alloc (a block of the caching allocator)",
     "_cuda_cudaCachingAllocator_raw_delete": "_CUDAC._raw_delete",
     "_cuda_memorySnapshot": (
-        "_CUDAC._memory_snapshot and _memory_trace per device as {'segments', 'device_traces'}"
+        "_CUDAC._memory_snapshot and _memory_trace per device as {'segments', 'device_traces'}, "
+        "a pool's segments only when given one"
     ),
     "_cuda_record_memory_history": (
         "_CUDAC._record_memory_history (Python stacks; stacks='all' adds no C++ frames)"
@@ -51,6 +52,16 @@ PROVIDED: dict[str, str] = {
     "_cuda_isCurrentStreamCapturing": "_CUDAC._is_current_stream_capturing (runtime capture id)",
     "_CUDAGraph": "subclass of _CUDAC._Graph (torch_core's DeviceGraph: capture, private pool)",
     "_graph_pool_handle": "_CUDAC._graph_pool_handle (a new private pool id)",
+    "_cuda_CUDAAllocator": (
+        "_CUDAC._Allocator (a pluggable allocator's functions, or the caching one)"
+    ),
+    "_cuda_customAllocator": "_CUDAC._custom_allocator (alloc/free functions by address)",
+    "_cuda_changeCurrentAllocator": (
+        "_CUDAC._change_current_allocator (before first use; uncached, no statistics)"
+    ),
+    "_cuda_getAllocator": "_CUDAC._get_allocator",
+    "_cuda_checkPoolLiveAllocations": "_CUDAC._pool_live_allocations compared as a set",
+    "_cuda_cudaHostAllocator": "_CUDAC._host_allocator_address (the pinned host allocator)",
     "_cuda_beginAllocateToPool": "_CUDAC._begin_allocate_to_pool (every stream to the pool)",
     "_cuda_beginAllocateCurrentThreadToPool": (
         "_CUDAC._begin_allocate_current_thread_to_pool (this thread's allocations)"
@@ -69,6 +80,11 @@ PROVIDED: dict[str, str] = {
     ),
     "_cuda_setCublasWorkspaceSize": "_CUDAC._set_cublas_workspace_size (later workspaces)",
     "_cuda_resetCublasWorkspaceSize": "_CUDAC._reset_cublas_workspace_size",
+    "_cuda_getCublasLtWorkspaceSize": (
+        "_CUDAC._cublaslt_workspace_size (ATen's rules; a setting only: no cuBLASLt calls yet)"
+    ),
+    "_cuda_setCublasLtWorkspaceSize": "_CUDAC._set_cublaslt_workspace_size",
+    "_cuda_resetCublasLtWorkspaceSize": "_CUDAC._reset_cublaslt_workspace_size",
     "_cuda_getCurrentBlasHandle": (
         "_CUDAC._current_blas_handle (cublasHandle_t; the simulated variant refuses: no cuBLAS)"
     ),
@@ -85,8 +101,9 @@ PROVIDED: dict[str, str] = {
     "_gather": "torch_cuda.torch_c.comm.gather",
     "_gather_out": "torch_cuda.torch_c.comm.gather_out",
     "_cuda_ipc_collect": "no-op (no CUDA IPC)",
-    # Outside the 93 too: torch.cuda.graph's __enter__ calls it.
+    # Outside the 93 too: torch.cuda.graph's __enter__ calls it; torch.cuda.MemPool's base.
     "_host_emptyCache": "_CUDAC._empty_host_cache (the pinned host allocator's cache)",
+    "_MemPool": "_CUDAC._MemPool (a private pool of the caching allocator, own allocator optional)",
     "_CudaStreamBase": "Python subclass of torch._C.Stream",
     "_CudaEventBase": "subclass of torch._C.Event; elapsed_time via _CUDAC._event_elapsed_time",
     "_CudaDeviceProperties": "Python class over _CUDAC._get_device_properties",
@@ -120,7 +137,6 @@ PROVIDED: dict[str, str] = {
 # memory.py) for features torch_cuda does not have yet: present so the import works,
 # raising a clear error when used. name -> the feature.
 STUBS: dict[str, str] = {
-    "_cuda_CUDAAllocator": "pluggable CUDA allocators",
     # Stock compiles jiterator kernels with NVRTC at run time; torch's own operations
     # run natively on the CUDA key instead.
     "_cuda_jiterator_compile_and_launch_kernel": "torch.cuda.jiterator (NVRTC)",

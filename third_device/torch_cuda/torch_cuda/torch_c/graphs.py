@@ -1,6 +1,6 @@
-"""torch._C's CUDA graph names (stock: torch/csrc/cuda/Graph.cpp and the pool functions of
-Module.cpp) over _CUDAC's graphs: stream capture into the runtime's graph, with the
-capture's memory in a private pool of the caching allocator (torch_core's device_graph.h).
+"""torch._C's CUDA graph names (stock: torch/csrc/cuda/Graph.cpp) over _CUDAC's graphs:
+stream capture into the runtime's graph, with the capture's memory in a private pool of
+the caching allocator (torch_core's device_graph.h; routing allocations to pools: pools.py).
 """
 
 from __future__ import annotations
@@ -40,21 +40,5 @@ def build(C: ModuleType) -> dict[str, Any]:
     @names.export
     def _cuda_isCurrentStreamCapturing() -> bool:
         return bool(C._is_current_stream_capturing())
-
-    @names.export
-    def _cuda_beginAllocateToPool(device: int, mempool_id: Pool) -> None:
-        C._begin_allocate_to_pool(int(device), tuple(mempool_id))
-
-    @names.export
-    def _cuda_beginAllocateCurrentThreadToPool(device: int, mempool_id: Pool) -> None:
-        C._begin_allocate_current_thread_to_pool(int(device), tuple(mempool_id))
-
-    @names.export
-    def _cuda_endAllocateToPool(device: int, mempool_id: Pool) -> None:
-        C._end_allocate_to_pool(int(device), tuple(mempool_id))
-
-    @names.export
-    def _cuda_releasePool(device: int, mempool_id: Pool) -> None:
-        C._release_pool(int(device), tuple(mempool_id))
 
     return names

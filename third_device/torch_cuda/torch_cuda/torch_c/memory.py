@@ -105,15 +105,23 @@ def build(C: ModuleType) -> Names:
 
     @names.export
     def _cuda_memorySnapshot(mempool_id: object = None) -> dict[str, Any]:
-        # mempool_id: None, or (pool id, pool id, include_traces) from memory_snapshot().
+        # mempool_id: None, or (pool id, pool id, include_traces) from memory_snapshot();
+        # a pool other than (0, 0) keeps that pool's segments only, as stock's.
         include_traces = not isinstance(mempool_id, tuple) or bool(mempool_id[2])
         devices = range(C._device_count())
         segments = list(C._memory_snapshot())  # records "snapshot" in the traces
+        if isinstance(mempool_id, tuple) and tuple(mempool_id[:2]) != (0, 0):
+            pool = (int(mempool_id[0]), int(mempool_id[1]))
+            segments = [s for s in segments if tuple(s["segment_pool_id"]) == pool]
         return {
             "segments": segments,
             "device_traces": [list(C._memory_trace(d)) if include_traces else [] for d in devices],
             "allocator_settings": {},
         }
+
+    @names.export
+    def _cuda_cudaHostAllocator() -> int:
+        return int(C._host_allocator_address())
 
     @names.export
     def _cuda_isHistoryEnabled() -> bool:

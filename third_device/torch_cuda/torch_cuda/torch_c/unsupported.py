@@ -5,7 +5,6 @@ work and a use fails clearly.
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 from torch_cuda.torch_c.coverage import STUBS
@@ -20,8 +19,5 @@ def unsupported(name: str, feature: str) -> type:
     )
 
 
-def build(torch_C: ModuleType) -> dict[str, Any]:
-    names = {name: unsupported(name, feature) for name, feature in STUBS.items()}
-    if not hasattr(torch_C, "_MemPool"):
-        names["_MemPool"] = unsupported("_MemPool", "memory pools")
-    return names
+def build() -> dict[str, Any]:
+    return {name: unsupported(name, feature) for name, feature in STUBS.items()}

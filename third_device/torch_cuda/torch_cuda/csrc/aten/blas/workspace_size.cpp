@@ -1,6 +1,7 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/workspace_size.h"
 
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -9,7 +10,18 @@ namespace torch_cuda::blas {
 namespace {
 
 constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
+constexpr std::size_t kDefaultLtBytes = std::size_t{1024} * 1024;  // ATen's 1024 KiB
 std::atomic<std::size_t> set_bytes{kUnset};
+std::atomic<std::size_t> set_lt_bytes{kUnset};
+
+// TORCH_CUBLASLT_UNIFIED_WORKSPACE: on unless "0" or "false" (ATen's default is on).
+bool unified_workspaces() {
+  const char* value = std::getenv("TORCH_CUBLASLT_UNIFIED_WORKSPACE");
+  if (value == nullptr) return true;
+  std::string text(value);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text != "0" && text != "false";
+}
 
 }  // namespace
 
@@ -45,6 +57,26 @@ std::size_t workspace_bytes(int major) {
   static const std::optional<std::size_t> configured =
       parse_workspace_config(std::getenv("CUBLAS_WORKSPACE_CONFIG"));
   return configured ? *configured : default_workspace_bytes(major);
+}
+
+std::optional<std::size_t> parse_lt_workspace_size(const char* kib) {
+  if (kib == nullptr || *kib == '\0') return std::nullopt;
+  const std::string text(kib);
+  if (text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return static_cast<std::size_t>(std::stoull(text)) * 1024;
+}
+
+void set_lt_workspace_size(std::optional<std::size_t> bytes) { set_lt_bytes.store(bytes.value_or(kUnset)); }
+
+LtWorkspaceSize lt_workspace_bytes(int major) {
+  static const std::optional<std::size_t> configured =
+      parse_lt_workspace_size(std::getenv("CUBLASLT_WORKSPACE_SIZE"));
+  static const bool unified = unified_workspaces();
+  const std::size_t set = set_lt_bytes.load();
+  const std::size_t requested = set != kUnset ? set : configured.value_or(kDefaultLtBytes);
+  const std::size_t cublas = workspace_bytes(major);
+  if (unified && requested > cublas) return {cublas, requested, true};
+  return {requested, requested, false};
 }
 
 }  // namespace torch_cuda::blas

@@ -1,8 +1,11 @@
 // The cuBLAS workspace size (torch.backends.cuda.cublas_workspace_size), shared by both
 // variants' executors: the size the program set, else CUBLAS_WORKSPACE_CONFIG's
 // (":SIZE_KiB:COUNT" pairs, e.g. ":4096:8"), else ATen's default for the device: 32 MiB on
-// sm_90 and newer, 4096 KiB x 2 + 16 KiB x 8 before. No CUDA header: the simulated
-// variant answers the same question for its devices.
+// sm_90 and newer, 4096 KiB x 2 + 16 KiB x 8 before. And the cuBLASLt workspace size
+// (torch.backends.cuda.cublaslt_workspace_size), by ATen's rules too: set, else
+// CUBLASLT_WORKSPACE_SIZE (KiB), else 1 MiB; unless TORCH_CUBLASLT_UNIFIED_WORKSPACE=0 the
+// Lt workspace is carved from the cuBLAS one, so it is capped at that size. No CUDA header:
+// the simulated variant answers the same questions for its devices.
 #pragma once
 
 #include <cstddef>
@@ -23,5 +26,21 @@ void set_workspace_size(std::optional<std::size_t> bytes);
 
 // The size a workspace for a device of compute capability `major`.x gets now.
 std::size_t workspace_bytes(int major);
+
+// CUBLASLT_WORKSPACE_SIZE's size in bytes (the variable holds KiB); nullopt when `kib` is
+// null, empty or not a number.
+std::optional<std::size_t> parse_lt_workspace_size(const char* kib);
+
+// Sets the cuBLASLt workspace size; nullopt goes back to CUBLASLT_WORKSPACE_SIZE or 1 MiB.
+void set_lt_workspace_size(std::optional<std::size_t> bytes);
+
+struct LtWorkspaceSize {
+  std::size_t bytes;      // what a cuBLASLt call gets
+  std::size_t requested;  // set, configured or default, before the cap
+  bool capped;            // unified and above the cuBLAS workspace size
+};
+
+// The cuBLASLt workspace size for a device of compute capability `major`.x.
+LtWorkspaceSize lt_workspace_bytes(int major);
 
 }  // namespace torch_cuda::blas
