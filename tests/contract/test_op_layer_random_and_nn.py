@@ -1,10 +1,11 @@
-"""The op layer's random operators, pooling, dropout and fused optimizers on the backend:
-natively, drawing from the device generator, agreeing with the CPU (see test_op_layer.py)."""
+"""The op layer's random operators, pooling, dropout, fused optimizers and recurrent cells on
+the backend: natively, drawing from the device generator, agreeing with the CPU (see
+test_op_layer.py)."""
 
 from __future__ import annotations
 
 import torch
-from backend import DEVICE, main
+from backend import DEVICE, main, mod
 from op_layer_case import OpLayerCase, sample
 
 
@@ -122,6 +123,73 @@ class RandomAndNn(OpLayerCase):
                         opt.step()
                     results.append([p.detach().cpu() for p in ps])
                 torch.testing.assert_close(results[1], results[0], rtol=1e-5, atol=1e-6)
+
+    def allow_gemm_fallback(self) -> None:
+        """torch_sim has no GEMM kernels (the CUDA key's are cuBLAS plans): its recurrent
+        layers' matmuls run on the CPU fallback. The cells themselves must not."""
+        if DEVICE != "cuda":
+            mod.set_fallback_policy("allow")
+            self.addCleanup(self.assert_cells_native)
+
+    def assert_cells_native(self) -> None:
+        cells = [name for name in mod.fallback_counts() if name.startswith("aten::_thnn_fused")]
+        self.assertEqual(cells, [])
+
+    def test_recurrent_layers_match_the_cpu(self) -> None:
+        # nn.LSTM and nn.GRU run the fused cells (_thnn_fused_*_cell) on a device, which
+        # stock provides only for CUDA; the CPU runs the unfused cells.
+        self.allow_gemm_fallback()
+        for cls in (torch.nn.LSTM, torch.nn.GRU):
+            for dtype, bias in ((torch.float32, True), (torch.float64, False)):
+                with self.subTest(layer=cls.__name__, dtype=dtype, bias=bias):
+                    cpu = cls(4, 6, num_layers=2, bias=bias, batch_first=True,
+                              bidirectional=True).to(dtype)
+                    dev = cls(4, 6, num_layers=2, bias=bias, batch_first=True,
+                              bidirectional=True).to(dtype)
+                    dev.load_state_dict(cpu.state_dict())
+                    dev.to(DEVICE)
+                    x = torch.randn(3, 5, 4, dtype=dtype)
+                    xc, xd = x.clone().requires_grad_(), x.to(DEVICE).requires_grad_()
+                    (yc, _), (yd, _) = cpu(xc), dev(xd)
+                    grad = torch.randn_like(yc)
+                    yc.backward(grad)
+                    yd.backward(grad.to(DEVICE))
+                    torch.testing.assert_close(yd.detach().cpu(), yc.detach())
+                    torch.testing.assert_close(xd.grad.cpu(), xc.grad)
+                    for pd, pc in zip(dev.parameters(), cpu.parameters(), strict=True):
+                        torch.testing.assert_close(pd.grad.cpu(), pc.grad)
+
+    def test_recurrent_cells_and_their_checks(self) -> None:
+        self.allow_gemm_fallback()
+        x, h = torch.randn(3, 4), torch.randn(3, 6)
+        for cell in (torch.nn.LSTMCell(4, 6), torch.nn.GRUCell(4, 6, bias=False)):
+            with self.subTest(cell=type(cell).__name__):
+                state = (h, h * 0.5) if isinstance(cell, torch.nn.LSTMCell) else h
+                expected = cell(x, state)
+                moved = tuple(s.to(DEVICE) for s in state) if isinstance(state, tuple) else (
+                    state.to(DEVICE))
+                actual = cell.to(DEVICE)(x.to(DEVICE), moved)
+                torch.testing.assert_close(
+                    tuple(a.cpu() for a in actual) if isinstance(actual, tuple) else actual.cpu(),
+                    expected)
+        gates = torch.randn(3, 24, device=DEVICE)
+        fused_lstm_cell = torch.ops.aten._thnn_fused_lstm_cell
+        with self.assertRaisesRegex(RuntimeError, "'input_gates' to have same size as tensor"):
+            fused_lstm_cell(gates, gates[:, :20], torch.randn(3, 6, device=DEVICE))
+        with self.assertRaisesRegex(RuntimeError, "prev_hidden"):
+            fused_lstm_cell(gates, gates, torch.randn(3, 5, device=DEVICE))
+
+    def test_ctc_loss_takes_host_lengths(self) -> None:
+        # _ctc_loss itself runs on the CPU fallback; what is checked is that ctc_loss with
+        # lengths on the host, as stock's CUDA accepts them, reaches it.
+        mod.set_fallback_policy("allow")
+        log_probs = torch.randn(10, 2, 5).log_softmax(2)
+        targets = torch.randint(1, 5, (2, 3))
+        lengths = (torch.tensor([10, 9]), torch.tensor([3, 2]))
+        f = torch.nn.functional
+        expected = f.ctc_loss(log_probs, targets, *lengths)
+        actual = f.ctc_loss(log_probs.to(DEVICE), targets.to(DEVICE), *lengths)
+        torch.testing.assert_close(actual.cpu(), expected)
 
 
 if __name__ == "__main__":
