@@ -225,12 +225,14 @@ torch_core_kernel_loop_headers = [
 ]
 
 # torch_core aten layer: the generic native ops every backend registers (memory, copies,
-# views, scalars), the CPU fallback with its policy and counters, the device-kernel hooks.
+# views, scalars, sparse COO basics), the CPU fallback with its policy and counters, the
+# device-kernel hooks.
 torch_core_aten_headers = [
     "torch_core/csrc/aten/cpu_fallback.h",
     "torch_core/csrc/aten/device_kernels.h",
     "torch_core/csrc/aten/native_ops.h",
     "torch_core/csrc/aten/native_registration.h",
+    "torch_core/csrc/aten/sparse_registration.h",
     "torch_core/csrc/aten/structured_operators.h",
     "torch_core/csrc/aten/tensor_loop.h",
 ]
@@ -243,6 +245,7 @@ torch_core_aten_sources = [
     "torch_core/csrc/aten/native_registration.cpp",
     "torch_core/csrc/aten/op_support.h",
     "torch_core/csrc/aten/scalar_ops.cpp",
+    "torch_core/csrc/aten/sparse_registration.cpp",
     "torch_core/csrc/aten/view_ops.cpp",
 ]
 

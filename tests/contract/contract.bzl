@@ -20,6 +20,7 @@ CONTRACT_TESTS = [
     "op_layer_reductions_and_indexing",
     "profiler",
     "serialization",
+    "sparse",
     "streams",
     "tensor",
 ]

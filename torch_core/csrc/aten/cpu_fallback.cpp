@@ -23,27 +23,50 @@ CpuFallbackState& state(c10::DeviceType device_type) { return Backend::get(devic
 // check_and_update_common_device, or TensorIterator's check); the fallback moves every
 // argument to the CPU, so it checks first what the kernel would have. A 0-dim CPU tensor
 // passes, as TensorIterator lets a CPU scalar join any device.
-void check_common_device(const c10::OperatorHandle& op, const torch::jit::Stack& stack, const std::string& name) {
+// Calls fn(tensor, argument name) for every defined tensor among the operator's arguments,
+// in tensor lists too.
+template <typename F>
+void for_each_tensor_argument(const c10::OperatorHandle& op, const torch::jit::Stack& stack, F fn) {
   const auto& arguments = op.schema().arguments();
   const std::size_t first = stack.size() - arguments.size();
-  std::optional<c10::Device> common;
-  auto check = [&](const at::Tensor& t, const std::string& argument) {
-    if (t.defined() && !(t.dim() == 0 && t.is_cpu())) {
-      c10::impl::check_and_update_common_device(common, t, name.c_str(), argument.c_str());
-    }
-  };
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const c10::IValue& value = stack[first + i];
     if (value.isTensor()) {
-      check(value.toTensor(), arguments[i].name());
+      if (value.toTensor().defined()) fn(value.toTensor(), arguments[i].name());
     } else if (value.isTensorList()) {
-      for (const at::Tensor& t : value.toTensorList()) check(t, arguments[i].name());
+      for (const at::Tensor& t : value.toTensorList()) {
+        if (t.defined()) fn(t, arguments[i].name());
+      }
     } else if (value.isOptionalTensorList()) {
       for (const std::optional<at::Tensor>& t : value.toOptionalTensorList()) {
-        if (t.has_value()) check(*t, arguments[i].name());
+        if (t.has_value() && t->defined()) fn(*t, arguments[i].name());
       }
     }
   }
+}
+
+void check_common_device(const c10::OperatorHandle& op, const torch::jit::Stack& stack, const std::string& name) {
+  std::optional<c10::Device> common;
+  for_each_tensor_argument(op, stack, [&](const at::Tensor& t, const std::string& argument) {
+    if (!(t.dim() == 0 && t.is_cpu())) {
+      c10::impl::check_and_update_common_device(common, t, name.c_str(), argument.c_str());
+    }
+  });
+}
+
+// The CPU key whose kernel stands in: SparseCPU when a sparse COO tensor is among the
+// arguments (its kernels take the dense ones too), SparseCsrCPU for the compressed
+// layouts, CPU otherwise; ATen's fallback would send sparse tensors to dense kernels.
+c10::DispatchKey cpu_key_for(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  c10::DispatchKey key = c10::DispatchKey::CPU;
+  for_each_tensor_argument(op, stack, [&](const at::Tensor& t, const std::string&) {
+    if (t.is_sparse()) {
+      key = c10::DispatchKey::SparseCPU;
+    } else if (t.is_sparse_csr() && key == c10::DispatchKey::CPU) {
+      key = c10::DispatchKey::SparseCsrCPU;
+    }
+  });
+  return key;
 }
 
 // The structured operators' functional and in-place overloads whose group has no kernel
@@ -154,7 +177,7 @@ void run_cpu_fallback(c10::DeviceType device_type, const c10::OperatorHandle& op
     TORCH_WARN("The operator '", name, "' has no native kernel for the ", device,
                " device; it runs on the CPU, with copies to and from the device.");
   }
-  at::native::cpu_fallback(op, stack);
+  at::native::cpu_fallback(op, stack, /*error_on_views=*/false, cpu_key_for(op, *stack));
 }
 
 }  // namespace detail
