@@ -1,7 +1,8 @@
-"""Sparse COO tensors on the backend's device, as stock CUDA torch has them: made on the
-device or moved there, their indices and values on the device, to_dense, and the sparse
+"""Sparse tensors on the backend's device, as stock CUDA torch has them: COO made on the
+device or moved there, its indices and values on the device, to_dense, and the sparse
 operators (coalesce, add, mul, sum, mm, the gradients of sparse.mm and of a sparse
-embedding, SparseAdam) agreeing with the CPU. The basics are native (torch_core's
+embedding, SparseAdam) agreeing with the CPU; the compressed layouts (CSR, CSC, BSR, BSC)
+made, moved, converted and multiplied. The basics are native (torch_core's
 sparse_registration.h); the rest runs on the CPU through the sparse key's fallback, which
 must choose the CPU's sparse kernels."""
 
@@ -90,6 +91,48 @@ class Sparse(unittest.TestCase):
             optimizer.step()
             tables.append(embedding.weight.detach().cpu())
         torch.testing.assert_close(tables[1], tables[0])
+
+    def test_compressed_layouts(self) -> None:
+        dense = torch.tensor([[0.0, 2.0, 0.0, 1.0], [3.0, 0.0, 4.0, 0.0]])
+        conversions = {
+            "csr": lambda t: t.to_sparse_csr(),
+            "csc": lambda t: t.to_sparse_csc(),
+            "bsr": lambda t: t.to_sparse_bsr((1, 2)),
+            "bsc": lambda t: t.to_sparse_bsc((2, 1)),
+        }
+        for name, convert in conversions.items():
+            with self.subTest(layout=name):
+                expected = convert(dense)
+                for actual in (expected.to(DEVICE), convert(dense.to(DEVICE))):
+                    self.assert_same(actual, expected)
+                    self.assertEqual(actual.values().device.type, DEVICE)
+                    self.assert_same(actual.to_sparse(), expected.to_sparse())
+        csr = torch.sparse_csr_tensor(torch.tensor([0, 2, 4]), torch.tensor([1, 3, 0, 2]),
+                                      torch.tensor([2.0, 1.0, 3.0, 4.0]), (2, 4), device=DEVICE)
+        self.assertEqual(csr.crow_indices().device.type, DEVICE)
+        self.assert_same(csr, dense.to_sparse_csr())
+        other = torch.randn(4, 3)
+        self.assert_same(csr @ other.to(DEVICE), dense @ other)
+        self.assert_same(csr.clone().zero_(), dense.to_sparse_csr().zero_())
+        for name in ("aten::_to_dense", "aten::values", "aten::crow_indices", "aten::clone"):
+            self.assertEqual(fell_back(name), 0, name)
+
+    def test_reducing_sparse_mm_and_its_gradient(self) -> None:
+        # amax/amin keep the winners' indices for the backward only for inputs that require
+        # grad; the device's host copies must say so (the backward crashed before).
+        torch.manual_seed(0)
+        dense = torch.randn(5, 4) * (torch.rand(5, 4) > 0.4)
+        other = torch.randn(4, 3)
+        for reduce in ("sum", "mean", "amax", "amin"):
+            with self.subTest(reduce=reduce):
+                grads = []
+                for device in ("cpu", DEVICE):
+                    a = dense.to_sparse_csr().to(device).requires_grad_()
+                    b = other.to(device).detach().requires_grad_()
+                    out = torch.sparse.mm(a, b, reduce)
+                    out.sum().backward()
+                    grads.append((out.detach().cpu(), a.grad.cpu().to_dense(), b.grad.cpu()))
+                torch.testing.assert_close(grads[1], grads[0])
 
 
 if __name__ == "__main__":

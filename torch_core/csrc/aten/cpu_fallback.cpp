@@ -129,8 +129,13 @@ void init_cpu_fallback(c10::DeviceType device_type, const std::string& env_var, 
       TORCH_CHECK_VALUE(false, env_var, ": ", e.msg());
     }
   }
-  const c10::DispatchKey key = c10::computeDispatchKey(std::nullopt, c10::kStrided, c10::Device(device_type));
-  register_fallback_for_structured_ops(key, fallback);
+  // The dense key and the sparse ones (sparse_registration.h): on each, a structured
+  // operator's default kernel would allocate its output and call the out= variant, which
+  // for a sparse input makes a sparse output where the CPU's kernel wants a dense one.
+  for (const c10::Layout layout : {c10::kStrided, c10::kSparse, c10::kSparseCsr}) {
+    register_fallback_for_structured_ops(c10::computeDispatchKey(std::nullopt, layout, c10::Device(device_type)),
+                                         fallback);
+  }
   CpuFallbackState& s = state(device_type);
   {
     std::lock_guard<std::mutex> lock(s.mutex);

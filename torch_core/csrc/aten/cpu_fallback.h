@@ -51,8 +51,8 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 }
 
 // Sets up the backend's fallback once its own registrations have loaded (from its module
-// init): registers the fallback by name for the structured operators it has no kernel for
-// (structured_operators.h says why), sets the policy from `env_var` when it is set and not
+// init): registers the fallback by name for the structured operators it has no kernel for,
+// on its dense and sparse keys (structured_operators.h says why), sets the policy from `env_var` when it is set and not
 // empty (a bad value throws first), and remembers the variable's name for error messages.
 template <c10::DeviceType kDeviceType>
 void init_cpu_fallback(const std::string& env_var) {
