@@ -515,12 +515,14 @@ torch_cuda_tunable_headers = [
 torch_python_cuda_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/blas_bindings.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/cudac_module.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/legacy_tensor_types.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.cpp",
 ]
 
 torch_python_cuda_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/blas_bindings.h",
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/legacy_tensor_types.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h",
@@ -561,6 +563,7 @@ torch_cuda_patches_sources = [
     "third_device/torch_cuda/torch_patches/_pinned.py",
     "third_device/torch_cuda/torch_patches/cuda_storage.py",
     "third_device/torch_cuda/torch_patches/gloo_device_staging.py",
+    "third_device/torch_cuda/torch_patches/legacy_cuda_tensor_types.py",
     "third_device/torch_cuda/torch_patches/load_before_torch_c.py",
     "third_device/torch_cuda/torch_patches/raw_stream_for_dynamo.py",
     "third_device/torch_cuda/torch_patches/torch_c_names.py",

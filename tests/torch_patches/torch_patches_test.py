@@ -15,6 +15,7 @@ from torch_cuda import torch_patches
 from torch_cuda.torch_patches import (
     cuda_storage,
     gloo_device_staging,
+    legacy_cuda_tensor_types,
     load_before_torch_c,
     raw_stream_for_dynamo,
     torch_c_names,
@@ -62,6 +63,7 @@ class Ledger(unittest.TestCase):
         raw_stream_for_dynamo.check(torch.__version__, torch._C)
         cuda_storage.check(torch.__version__, torch._C)
         gloo_device_staging.check(torch.__version__, torch._C)
+        legacy_cuda_tensor_types.check(torch.__version__, torch._C)
 
     def test_load_before_torch_c_hooks_are_ours(self) -> None:
         # Backward needs the CUDA hooks (device threads, pinned memory): the stub would fail.
@@ -135,6 +137,27 @@ class Ledger(unittest.TestCase):
         import _CUDAC
 
         self.assertEqual(torch.version.cuda, _CUDAC.cuda_version)
+
+    def test_legacy_cuda_tensor_types(self) -> None:
+        with self.assertWarnsRegex(UserWarning, "DtypeTensor constructors are no longer"):
+            empty = torch.cuda.FloatTensor(2, 3)
+        self.assertEqual((empty.device.type, empty.dtype, empty.shape), ("cuda", torch.float32,
+                                                                         (2, 3)))
+        longs = torch.cuda.LongTensor([1, 2])
+        self.assertEqual((longs.device.type, longs.dtype), ("cuda", torch.int64))
+        self.assertEqual(longs.cpu().tolist(), [1, 2])
+        self.assertTrue(isinstance(longs, torch.cuda.LongTensor))
+        self.assertEqual(torch.cuda.HalfTensor([1.5]).dtype, torch.float16)
+        sparse = torch.cuda.sparse.FloatTensor(torch.tensor([[0, 1], [1, 0]], device="cuda"),
+                                               torch.tensor([2.0, 3.0], device="cuda"),
+                                               torch.Size([2, 2]))
+        self.assertTrue(sparse.is_sparse)
+        self.assertEqual(sparse.device.type, "cuda")
+        self.assertEqual(sparse.to_dense().cpu().tolist(), [[0.0, 2.0], [3.0, 0.0]])
+        with self.assertRaisesRegex(TypeError, "legacy tensor types"):
+            import _CUDAC
+
+            _CUDAC._install_legacy_tensor_constructors([torch.FloatTensor])
 
     def test_markdown_table(self) -> None:
         table = torch_patches.markdown_table()

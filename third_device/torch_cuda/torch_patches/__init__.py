@@ -17,6 +17,7 @@ from types import ModuleType
 from torch_cuda.torch_patches import (
     cuda_storage,
     gloo_device_staging,
+    legacy_cuda_tensor_types,
     load_before_torch_c,
     raw_stream_for_dynamo,
     torch_c_names,
@@ -36,6 +37,7 @@ ENTRIES = (
     cuda_storage,
     version_cuda,
     gloo_device_staging,
+    legacy_cuda_tensor_types,
 )
 
 __all__ = [
@@ -70,6 +72,7 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     cuda_storage.check(version, torch_C)
     version_cuda.check(version, sys.modules.get("torch.version"))
     gloo_device_staging.check(version, torch_C)
+    legacy_cuda_tensor_types.check(version, torch_C)
 
     torch_c_names.apply(torch_C, C)  # includes _cuda_getCurrentRawStream
     _applied.extend([torch_c_names.NAME, raw_stream_for_dynamo.NAME])
@@ -79,6 +82,8 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     _applied.append(version_cuda.NAME)
     gloo_device_staging.apply(C)
     _applied.append(gloo_device_staging.NAME)
+    legacy_cuda_tensor_types.apply(C)
+    _applied.append(legacy_cuda_tensor_types.NAME)
 
 
 def markdown_table() -> str:

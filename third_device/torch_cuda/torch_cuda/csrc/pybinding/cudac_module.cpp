@@ -17,6 +17,7 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/blas_bindings.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/pybinding/legacy_tensor_types.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h"
@@ -98,4 +99,5 @@ PYBIND11_MODULE(_CUDAC, m) {
   torch_cuda::bind_variant(m);
   torch_cuda::bind_tunable(m);
   torch_cuda::bind_blas(m, *b);
+  torch_cuda::bind_legacy_tensor_types(m);
 }
