@@ -93,8 +93,8 @@ c10::DeviceIndex DeviceCachingAllocator::resolve(c10::DeviceIndex device) const 
 c10::DataPtr DeviceCachingAllocator::allocate_on(c10::DeviceIndex device, std::size_t bytes,
                                                  StreamHandle stream) {
   if (has_source_.load(std::memory_order_acquire)) {
-    if (const std::shared_ptr<const SegmentSource> source = current_source()) {
-      return allocate_from_source(*source, device, bytes, stream);
+    if (std::shared_ptr<const SegmentSource> source = current_source()) {
+      return allocate_from_source(std::move(source), device, bytes, stream);
     }
   }
   const c10::Device where(device_type_, device);
@@ -117,17 +117,18 @@ void DeviceCachingAllocator::copy_data(void* dest, const void* src, std::size_t 
   runtime_.memcpy(dest, src, count, CopyKind::kDeviceToDevice);
 }
 
-c10::DataPtr DeviceCachingAllocator::allocate_from_source(const SegmentSource& source, c10::DeviceIndex device,
-                                                          std::size_t bytes, StreamHandle stream) {
+c10::DataPtr DeviceCachingAllocator::allocate_from_source(std::shared_ptr<const SegmentSource> source,
+                                                          c10::DeviceIndex device, std::size_t bytes,
+                                                          StreamHandle stream) {
   const c10::Device where(device_type_, device);
-  void* ptr = bytes == 0 ? nullptr : source.allocate(bytes, device, stream);
+  void* ptr = bytes == 0 ? nullptr : source->allocate(bytes, device, stream);
   TORCH_CHECK_WITH(OutOfMemoryError, ptr != nullptr || bytes == 0, c10::DeviceTypeName(device_type_),
                    " out of memory. Tried to allocate ", allocator_sizes::format_size(bytes), " on device ",
                    static_cast<int>(device), ": the pluggable allocator's allocation function returned null");
   {
     std::lock_guard<std::mutex> lock(source_mutex_);
     source_used_ = true;
-    if (ptr != nullptr) source_allocations_[ptr] = SourceAllocation{source_, bytes, device, stream};
+    if (ptr != nullptr) source_allocations_[ptr] = SourceAllocation{std::move(source), bytes, device, stream};
   }
   if (ptr != nullptr) gpu_trace::memory_allocated(device_type_, ptr);
   return c10::DataPtr(ptr, ptr, raw_deleter(), where);

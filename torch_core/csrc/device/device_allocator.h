@@ -88,7 +88,7 @@ class DeviceCachingAllocator final : public c10::DeviceAllocator {
 
  private:
   c10::DeviceIndex resolve(c10::DeviceIndex device) const;
-  c10::DataPtr allocate_from_source(const SegmentSource& source, c10::DeviceIndex device,
+  c10::DataPtr allocate_from_source(std::shared_ptr<const SegmentSource> source, c10::DeviceIndex device,
                                     std::size_t bytes, StreamHandle stream);
   // Gives `ptr` back to the pluggable allocator; false when it did not come from there.
   bool free_to_source(void* ptr);

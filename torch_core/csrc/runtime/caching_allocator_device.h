@@ -139,6 +139,9 @@ class DeviceCache {
     int use_count = 1;
   };
   std::map<PoolId, std::unique_ptr<PrivatePool>> private_pools_;
+  // A new pool (segments from `source`, null: the runtime) or one user more of an existing
+  // one, which takes no source; `call` names the caller in errors. The lock is held.
+  void create_or_incref_pool(const char* call, PoolId id, std::shared_ptr<const SegmentSource> source);
   // Gives back the cached segments of a pool that nothing uses or allocates to; true when
   // it then holds no segment (and may be forgotten).
   bool release_if_unused(PoolId id, PrivatePool& pool);

@@ -34,36 +34,32 @@ BlockPool* DeviceCache::pool_for(std::size_t size, StreamHandle stream) {
   return small ? &small_blocks_ : &large_blocks_;
 }
 
-void DeviceCache::begin_allocate_to_pool(PoolId id, PoolFilter filter) {
+void DeviceCache::create_or_incref_pool(const char* call, PoolId id, std::shared_ptr<const SegmentSource> source) {
   if (id == PoolId{0, 0}) {
-    throw RuntimeError("begin_allocate_to_pool: (0, 0) names the default pools, not a private "
-                       "pool; use graph_pool_handle() for a new id");
+    throw RuntimeError(std::string(call) + ": (0, 0) names the default pools, not a private pool; use "
+                       "graph_pool_handle() for a new id");
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  const auto it = private_pools_.find(id);
-  if (it == private_pools_.end()) {
-    private_pools_.emplace(id, std::make_unique<PrivatePool>(id, nullptr));
-  } else {
-    ++it->second->use_count;
-  }
-  allocating_to_pools_.emplace_back(id, std::move(filter));
-}
-
-void DeviceCache::create_pool(PoolId id, std::shared_ptr<const SegmentSource> source) {
-  if (id == PoolId{0, 0}) {
-    throw RuntimeError("create_pool: (0, 0) names the default pools, not a private pool");
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
   const auto it = private_pools_.find(id);
   if (it == private_pools_.end()) {
     private_pools_.emplace(id, std::make_unique<PrivatePool>(id, std::move(source)));
     return;
   }
   if (source != nullptr) {
-    throw RuntimeError("create_pool: pool " + pool_text(id) + " on device " + std::to_string(device_) +
+    throw RuntimeError(std::string(call) + ": pool " + pool_text(id) + " on device " + std::to_string(device_) +
                        " exists already; an allocator is given only to a new pool");
   }
   ++it->second->use_count;
+}
+
+void DeviceCache::begin_allocate_to_pool(PoolId id, PoolFilter filter) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  create_or_incref_pool("begin_allocate_to_pool", id, nullptr);
+  allocating_to_pools_.emplace_back(id, std::move(filter));
+}
+
+void DeviceCache::create_pool(PoolId id, std::shared_ptr<const SegmentSource> source) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  create_or_incref_pool("create_pool", id, std::move(source));
 }
 
 int DeviceCache::pool_use_count(PoolId id) {

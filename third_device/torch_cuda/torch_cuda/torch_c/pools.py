@@ -10,9 +10,8 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+from torch_cuda.torch_c.graphs import Pool
 from torch_cuda.torch_c.names import Names
-
-Pool = tuple[int, int]
 
 
 def build(C: ModuleType) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 // The simulated device's operator registrations on PrivateUse1: torch_core's generic
 // kernels and the CPU fallback for everything else; on the sparse keys (SparsePrivateUse1,
-// SparseCsrPrivateUse1), the sparse basics and the same fallback. Stock ATen's device-generic operators are registered by
-// the generated library beside this one (BUILD: generated_registrations) and run on
-// torch_core's host engine.
+// SparseCsrPrivateUse1), the sparse basics and the same fallback. Stock ATen's
+// device-generic operators are registered by the generated library beside this one (BUILD:
+// generated_registrations) and run on torch_core's host engine.
 // (Static registrations: they run when the backend library is loaded; the target that
 // holds this file is alwayslink.)
 #include <torch/library.h>

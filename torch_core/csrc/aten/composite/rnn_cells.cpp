@@ -60,16 +60,14 @@ Tensor gate_inputs(const Tensor& input_gates, const Tensor& hidden_gates, const 
   return gates;
 }
 
-Tensor value_or_undefined(const std::optional<Tensor>& t) { return t.has_value() ? *t : Tensor(); }
-
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> _thnn_fused_lstm_cell_cuda(const Tensor& input_gates, const Tensor& hidden_gates,
                                                               const Tensor& cx,
                                                               const std::optional<Tensor>& input_bias_opt,
                                                               const std::optional<Tensor>& hidden_bias_opt) {
-  const Tensor input_bias = value_or_undefined(input_bias_opt);
-  const Tensor hidden_bias = value_or_undefined(hidden_bias_opt);
+  const Tensor input_bias = input_bias_opt.value_or(Tensor());
+  const Tensor hidden_bias = hidden_bias_opt.value_or(Tensor());
   check_cell_sizes("_thnn_fused_lstm_cell_cuda", {input_gates, "input_gates", 1}, {hidden_gates, "hidden_gates", 2},
                    {input_bias, "input_bias", 3}, {hidden_bias, "hidden_bias", 4}, /*factor=*/4,
                    {cx, "prev_hidden", 5});
@@ -88,8 +86,8 @@ std::tuple<Tensor, Tensor, Tensor> _thnn_fused_lstm_cell_backward_impl_cuda(cons
                                                                             const std::optional<Tensor>& grad_cy_opt,
                                                                             const Tensor& cx, const Tensor& cy,
                                                                             const Tensor& workspace, bool has_bias) {
-  const Tensor grad_hy = value_or_undefined(grad_hy_opt);
-  const Tensor grad_cy = value_or_undefined(grad_cy_opt);
+  const Tensor grad_hy = grad_hy_opt.value_or(Tensor());
+  const Tensor grad_cy = grad_cy_opt.value_or(Tensor());
   if (!grad_hy.defined() && !grad_cy.defined()) return {};
   const auto gates = opmath(workspace).chunk(4, 1);
   const Tensor &i = gates[0], &f = gates[1], &g = gates[2], &o = gates[3];
@@ -111,25 +109,21 @@ std::tuple<Tensor, Tensor, Tensor> _thnn_fused_lstm_cell_backward_impl_cuda(cons
 std::tuple<Tensor, Tensor> _thnn_fused_gru_cell_cuda(const Tensor& input_gates, const Tensor& hidden_gates,
                                                      const Tensor& hx, const std::optional<Tensor>& input_bias_opt,
                                                      const std::optional<Tensor>& hidden_bias_opt) {
-  const Tensor input_bias = value_or_undefined(input_bias_opt);
-  const Tensor hidden_bias = value_or_undefined(hidden_bias_opt);
+  const Tensor input_bias = input_bias_opt.value_or(Tensor());
+  const Tensor hidden_bias = hidden_bias_opt.value_or(Tensor());
   check_cell_sizes("_thnn_fused_gru_cell_cuda", {input_gates, "input_gates", 1}, {hidden_gates, "hidden_gates", 2},
                    {input_bias, "input_bias", 3}, {hidden_bias, "hidden_bias", 4}, /*factor=*/3,
                    {hx, "prev_hidden", 5});
-  const auto in = opmath(input_gates).chunk(3, 1);
-  const auto hid = opmath(hidden_gates).chunk(3, 1);
-  Tensor in_r = in[0], in_z = in[1], in_n = in[2];
-  Tensor hid_r = hid[0], hid_z = hid[1], hid_n = hid[2];
-  if (input_bias.defined()) {
-    const auto b_in = opmath(input_bias).chunk(3, 0);
-    const auto b_hid = opmath(hidden_bias).chunk(3, 0);
-    in_r = in_r + b_in[0];
-    in_z = in_z + b_in[1];
-    in_n = in_n + b_in[2];
-    hid_r = hid_r + b_hid[0];
-    hid_z = hid_z + b_hid[1];
-    hid_n = hid_n + b_hid[2];
+  Tensor in_gates = opmath(input_gates);
+  Tensor hid_gates = opmath(hidden_gates);
+  if (input_bias.defined()) {  // a row each, broadcast over the batch
+    in_gates = in_gates + opmath(input_bias);
+    hid_gates = hid_gates + opmath(hidden_bias);
   }
+  const auto in = in_gates.chunk(3, 1);
+  const auto hid = hid_gates.chunk(3, 1);
+  const Tensor &in_r = in[0], &in_z = in[1], &in_n = in[2];
+  const Tensor &hid_r = hid[0], &hid_z = hid[1], &hid_n = hid[2];
   const Tensor r = at::sigmoid(in_r + hid_r);
   const Tensor z = at::sigmoid(in_z + hid_z);
   const Tensor n = at::tanh(in_n + r * hid_n);

@@ -1,8 +1,8 @@
 // torch_cuda's operators on the CUDA key: torch_core's generic kernels (factories,
 // copies, views, set_, record_stream, ...) and the boxed CPU fallback with torch_core's
 // policy (TORCH_CUDA_FALLBACK) for every operator without a CUDA kernel; on the sparse
-// keys (SparseCUDA, SparseCsrCUDA), the sparse basics and the same fallback. Kernels of their own (csrc/aten, or the
-// simulated variant's) register in further blocks.
+// keys (SparseCUDA, SparseCsrCUDA), the sparse basics and the same fallback. Kernels of
+// their own (csrc/aten, or the simulated variant's) register in further blocks.
 // Static registrations: they run when the library loads (the target is alwayslink).
 #include <torch/library.h>
 

@@ -1,7 +1,6 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/blas_bindings.h"
 
 #include <cstdint>
-#include <cstdlib>
 #include <optional>
 
 #include <c10/util/Exception.h>
@@ -28,11 +27,10 @@ void bind_blas(py::module_& m, torch_core::Backend& backend) {
   m.def("_reset_cublas_workspace_size", [] { blas::set_workspace_size(std::nullopt); });
   m.def("_cublaslt_workspace_size", [](int major) {
     torch::PyWarningHandler warnings;  // ATen's warnings below, as Python UserWarnings
-    const char* configured = std::getenv("CUBLASLT_WORKSPACE_SIZE");
-    if (configured != nullptr && *configured != '\0' && !blas::parse_lt_workspace_size(configured)) {
+    const blas::LtWorkspaceSize size = blas::lt_workspace_bytes(major);
+    if (size.bad_config) {
       TORCH_WARN_ONCE("invalid CUBLASLT_WORKSPACE_SIZE, using default workspace size of 1024 KiB.");
     }
-    const blas::LtWorkspaceSize size = blas::lt_workspace_bytes(major);
     if (size.capped) {  // ATen's warning
       TORCH_WARN_ONCE("Requested unified CUBLASLT workspace size of ", size.requested,
                       " bytes exceeds CUBLAS workspace size of ", size.bytes,

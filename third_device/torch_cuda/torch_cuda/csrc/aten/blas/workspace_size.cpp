@@ -23,6 +23,15 @@ bool unified_workspaces() {
   return text != "0" && text != "false";
 }
 
+// CUBLASLT_WORKSPACE_SIZE's size in bytes (the variable holds KiB); nullopt when `kib` is
+// null, empty or not a number.
+std::optional<std::size_t> parse_lt_workspace_size(const char* kib) {
+  if (kib == nullptr || *kib == '\0') return std::nullopt;
+  const std::string text(kib);
+  if (text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return static_cast<std::size_t>(std::stoull(text)) * 1024;
+}
+
 }  // namespace
 
 std::optional<std::size_t> parse_workspace_config(const char* config) {
@@ -59,24 +68,18 @@ std::size_t workspace_bytes(int major) {
   return configured ? *configured : default_workspace_bytes(major);
 }
 
-std::optional<std::size_t> parse_lt_workspace_size(const char* kib) {
-  if (kib == nullptr || *kib == '\0') return std::nullopt;
-  const std::string text(kib);
-  if (text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return static_cast<std::size_t>(std::stoull(text)) * 1024;
-}
-
 void set_lt_workspace_size(std::optional<std::size_t> bytes) { set_lt_bytes.store(bytes.value_or(kUnset)); }
 
 LtWorkspaceSize lt_workspace_bytes(int major) {
-  static const std::optional<std::size_t> configured =
-      parse_lt_workspace_size(std::getenv("CUBLASLT_WORKSPACE_SIZE"));
+  static const char* const variable = std::getenv("CUBLASLT_WORKSPACE_SIZE");
+  static const std::optional<std::size_t> configured = parse_lt_workspace_size(variable);
+  static const bool bad_config = variable != nullptr && *variable != '\0' && !configured;
   static const bool unified = unified_workspaces();
   const std::size_t set = set_lt_bytes.load();
   const std::size_t requested = set != kUnset ? set : configured.value_or(kDefaultLtBytes);
   const std::size_t cublas = workspace_bytes(major);
-  if (unified && requested > cublas) return {cublas, requested, true};
-  return {requested, requested, false};
+  if (unified && requested > cublas) return {cublas, requested, true, bad_config};
+  return {requested, requested, false, bad_config};
 }
 
 }  // namespace torch_cuda::blas

@@ -27,10 +27,6 @@ void set_workspace_size(std::optional<std::size_t> bytes);
 // The size a workspace for a device of compute capability `major`.x gets now.
 std::size_t workspace_bytes(int major);
 
-// CUBLASLT_WORKSPACE_SIZE's size in bytes (the variable holds KiB); nullopt when `kib` is
-// null, empty or not a number.
-std::optional<std::size_t> parse_lt_workspace_size(const char* kib);
-
 // Sets the cuBLASLt workspace size; nullopt goes back to CUBLASLT_WORKSPACE_SIZE or 1 MiB.
 void set_lt_workspace_size(std::optional<std::size_t> bytes);
 
@@ -38,6 +34,7 @@ struct LtWorkspaceSize {
   std::size_t bytes;      // what a cuBLASLt call gets
   std::size_t requested;  // set, configured or default, before the cap
   bool capped;            // unified and above the cuBLAS workspace size
+  bool bad_config;        // CUBLASLT_WORKSPACE_SIZE is set but not a number (ignored)
 };
 
 // The cuBLASLt workspace size for a device of compute capability `major`.x.
