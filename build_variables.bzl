@@ -311,11 +311,13 @@ torch_core_engine_sources = [
 ]
 
 # Stock's CUDA kernels of operators that are not device-generic in ATen (softmax, gelu,
-# dropout, nll_loss, layer_norm, batch_norm, max_pool2d, index_select, embedding backward,
-# masked_fill_, cat, tril/triu, arange, the AMP scaler), defined device-generically over
+# dropout, nll_loss, layer_norm, batch_norm, max_pool2d, convolution without cuDNN,
+# index_select, embedding backward, masked_fill_, cat, tril/triu, arange, the AMP scaler), defined device-generically over
 # operators the kernel engine runs; registered with their CUDA metadata by the generated
 # registrations.
 torch_core_composite_headers = [
+    "torch_core/csrc/aten/composite/conv_lowering.h",
+    "torch_core/csrc/aten/composite/convolution_registration.h",
     "torch_core/csrc/aten/composite/opmath.h",
     "torch_core/csrc/aten/composite/resampling.h",
 ]
@@ -326,6 +328,8 @@ torch_core_composite_sources = [
     "torch_core/csrc/aten/composite/assert_async.cpp",
     "torch_core/csrc/aten/composite/avg_pooling.cpp",
     "torch_core/csrc/aten/composite/binary_cross_entropy.cpp",
+    "torch_core/csrc/aten/composite/conv_lowering.cpp",
+    "torch_core/csrc/aten/composite/convolution.cpp",
     "torch_core/csrc/aten/composite/ctc_loss.cpp",
     "torch_core/csrc/aten/composite/dot.cpp",
     "torch_core/csrc/aten/composite/dropout.cpp",

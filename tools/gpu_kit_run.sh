@@ -3,11 +3,12 @@
 # root of a checkout of this repository (the Python tests are read from it):
 #
 #   tools/gpu_kit_run.sh KIT_DIR OUT_DIR [CHECK ...]
+#   GPU_KIT_SKIP="CHECK ..." tools/gpu_kit_run.sh KIT_DIR OUT_DIR
 #
 # KIT_DIR holds kit.tar.zst or its parts (kit.tar.zst.part00, ...), and a zstd binary
 # where the machine has none. Each check writes OUT_DIR/<check>.log; OUT_DIR/summary.txt
 # gets a line per check with its exit status and seconds. The checks (all, or the CHECKs
-# named) run in three phases: the torch-free test binaries and the demo one after another,
+# named, less those in $GPU_KIT_SKIP) run in three phases: the torch-free test binaries and the demo one after another,
 # then the Python suites on the real variant side by side (one process per file), then
 # alone the checks that fill the device's memory or slow it down (OOM, compute-sanitizer)
 # and the benchmarks. Every check has a time limit, so a hang costs its limit and is
@@ -71,9 +72,11 @@ declare -A checks=(
   [sanitize_cublas]="60|LD_LIBRARY_PATH=$cublas_dir $sanitize $bin/cublas_test"
   [bench_training]="90|PYTHONPATH=examples/training $python benchmarks/runtime/training_step.py"
   [bench_op_overhead]="90|$python benchmarks/runtime/op_overhead.py --device cuda"
+  [bench_convolution]="90|$python benchmarks/runtime/convolution.py"
   # The machine's own python3 and torch, where that is a stock CUDA build: the baseline.
   [bench_training_stock]="90|env -u PYTHONHOME PYTHONPATH=examples/training python3 benchmarks/runtime/training_step.py"
   [bench_op_overhead_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/op_overhead.py --device cuda"
+  [bench_convolution_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/convolution.py"
 )
 for test in tests/contract/test_*.py; do
   name=$(basename "$test" .py)
@@ -105,7 +108,8 @@ run_check() {
 # memory or slows every kernel down.
 first=(env cuda_runtime_test cuda_engine_test cublas_test demo)
 alone=(contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine sanitize_cublas
-  bench_training bench_training_stock bench_op_overhead bench_op_overhead_stock)
+  bench_training bench_training_stock bench_convolution bench_convolution_stock bench_op_overhead
+  bench_op_overhead_stock)
 side_by_side=()
 for name in $(printf '%s\n' "${!checks[@]}" | sort); do
   [[ " ${first[*]} ${alone[*]} " == *" $name "* ]] || side_by_side+=("$name")
@@ -113,9 +117,13 @@ done
 # The CHECKs named on the command line, else every one.
 selected=("$@")
 [ ${#selected[@]} -gt 0 ] || selected=("${!checks[@]}")
-for name in "${selected[@]}"; do
+read -r -a skipped <<< "${GPU_KIT_SKIP:-}"
+for name in "${selected[@]}" "${skipped[@]}"; do
   [ -n "${checks[$name]:-}" ] || { echo "unknown check: $name" | tee -a "$summary"; exit 2; }
 done
+kept=()
+for name in "${selected[@]}"; do [[ " ${skipped[*]} " == *" $name "* ]] || kept+=("$name"); done
+selected=("${kept[@]}")
 wanted() { [[ " ${selected[*]} " == *" $1 "* ]]; }
 
 for name in "${first[@]}"; do wanted "$name" && run_check "$name"; done

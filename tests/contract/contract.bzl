@@ -9,6 +9,7 @@ torch_cuda when it registers its device module.
 CONTRACT_TESTS = [
     "accelerator",
     "autograd",
+    "convolution",
     "device",
     "fallback",
     "generator",

@@ -28,9 +28,9 @@ def linear_model() -> tuple[torch.nn.Module, torch.Tensor, torch.Tensor]:
 
 
 def conv_model() -> tuple[torch.nn.Module, torch.Tensor, torch.Tensor]:
-    # A convolution and a strided transposed one with groups: their default kernels end in
-    # convolution_overrideable (PrivateUse1) and in CUDA-only stubs (the CUDA key's
-    # transposed backward), so torch_core runs both directions on the CPU.
+    # A convolution and a strided transposed one with groups: stock's kernels end in
+    # convolution_overrideable (PrivateUse1) and in the CUDA key's slow kernels and
+    # backward stubs, which torch_core's convolution lowering provides.
     model = torch.nn.Sequential(
         torch.nn.Conv2d(2, 4, 3, padding=1),
         torch.nn.ReLU(),

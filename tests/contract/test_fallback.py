@@ -65,19 +65,6 @@ class Fallback(unittest.TestCase):
         # Native operators are unaffected.
         self.assertEqual((x + x).sum().item(), 6.0)
 
-    def test_convolution_runs_on_cpu_counted_and_policed(self) -> None:
-        # Its default kernel ends in convolution_overrideable (PrivateUse1) or the CUDA
-        # backends' stubs; torch_core registers the fallback for it by name.
-        conv2d = torch.nn.functional.conv2d
-        x, weight = torch.randn(1, 2, 5, 5), torch.randn(3, 2, 3, 3)
-        y = conv2d(x.to(DEVICE), weight.to(DEVICE), padding=1)
-        self.assertEqual(y.device.type, DEVICE)
-        torch.testing.assert_close(y.cpu(), conv2d(x, weight, padding=1))
-        self.assertEqual(fell_back(mod.fallback_counts(), "aten::convolution"), 1)
-        mod.set_fallback_policy("error")
-        with self.assertRaisesRegex(NotImplementedError, "aten::convolution"):
-            conv2d(x.to(DEVICE), weight.to(DEVICE))
-
     def test_structured_op_without_kernel_falls_back_whole(self) -> None:
         # linalg.solve's structured _linalg_solve_ex has no kernel of the backend's. The
         # fallback takes the functional operator itself, not stock's device-generic

@@ -160,6 +160,8 @@ def render(
 #include <torch/library.h>
 {chr(10).join(includes)}
 
+#include "torch_core/csrc/aten/composite/convolution_registration.h"
+
 namespace at {{
 namespace {{
 
@@ -167,6 +169,7 @@ namespace {{
 
 TORCH_LIBRARY_IMPL(aten, {dispatch_key}, m) {{
   {newline.join(r.strip() for r in registrations)}
+  torch_core::composite::register_convolution(m, c10::DeviceType::{dispatch_key});
 }}
 
 }}  // namespace

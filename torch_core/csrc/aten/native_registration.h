@@ -25,14 +25,12 @@ namespace torch_core {
 void register_device_generic_ops(torch::Library& m);
 
 // Operators whose default kernel (CompositeExplicitAutograd) is device-generic C++ that
-// ends in something no out-of-tree backend can provide: a DispatchStub filled only by
-// in-tree backends (conj_physical_; convolution_backward on the CUDA key, e.g. for a
-// transposed convolution), or convolution_overrideable, which only raises (convolution on
-// PrivateUse1). The boxed fallback only serves operators without any kernel for the key, so
-// it is registered for these by name: they run on the CPU, counted and under the policy,
-// and autograd still records them (its kernels sit above the device key).
-inline constexpr std::array<const char*, 4> kCompositeOpsRunOnCpu = {
-    "conj_physical_", "convolution", "_convolution", "convolution_backward"};
+// ends in a DispatchStub filled only by in-tree backends (conj_physical_). The boxed
+// fallback only serves operators without any kernel for the key, so it is registered for
+// these by name: they run on the CPU, counted and under the policy, and autograd still
+// records them (its kernels sit above the device key). (Convolution, which ends in such
+// stubs or in convolution_overrideable, has kernels of its own: composite/convolution.cpp.)
+inline constexpr std::array<const char*, 1> kCompositeOpsRunOnCpu = {"conj_physical_"};
 
 // All of torch_core's kernels for a backend's key: the generic ops, and the CPU fallback
 // for kCompositeOpsRunOnCpu.

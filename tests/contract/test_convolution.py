@@ -1,0 +1,116 @@
+"""Convolutions on the device, forward and backward, against the CPU: 1-d, 2-d and 3-d,
+strided, padded (numbers and "same"), dilated, grouped, depthwise, transposed (with
+output_padding), with and without bias, and the errors stock raises for bad shapes and
+dtypes. Each one is every step on the device: the CPU fallback raises, but for the
+matrix products on a backend without GEMM kernels (torch_sim), which are allowed there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+from backend import DEVICE, main, mod
+from op_layer_case import OpLayerCase
+
+Conv = Callable[..., torch.Tensor]
+
+# (function, input shape, weight shape, keyword arguments)
+CASES: list[tuple[Conv, tuple[int, ...], tuple[int, ...], dict]] = [
+    (F.conv1d, (2, 3, 11), (4, 3, 3), {"stride": 2, "padding": 1}),
+    (F.conv1d, (2, 4, 9), (6, 2, 2), {"groups": 2, "dilation": 3}),
+    (F.conv2d, (2, 3, 9, 8), (5, 3, 3, 3), {"padding": 1}),
+    (F.conv2d, (3, 4, 10, 7), (6, 2, 3, 2), {"stride": (2, 1), "padding": (1, 0), "groups": 2}),
+    (F.conv2d, (2, 3, 12, 12), (4, 3, 3, 3), {"dilation": 2, "padding": "same"}),
+    (F.conv2d, (2, 4, 8, 8), (8, 1, 3, 3), {"groups": 4, "padding": 1}),  # depthwise
+    (F.conv2d, (2, 4, 9, 9), (4, 1, 3, 3), {"groups": 4, "dilation": 2, "stride": 2}),
+    (F.conv2d, (1, 2, 6, 6), (3, 2, 1, 1), {"padding": "valid"}),
+    (F.conv3d, (2, 2, 5, 6, 5), (3, 2, 2, 3, 2), {"stride": (1, 2, 1), "padding": 1}),
+    (F.conv3d, (1, 3, 6, 6, 6), (3, 1, 3, 3, 3), {"groups": 3, "dilation": 2}),  # depthwise
+    (F.conv_transpose1d, (2, 4, 7), (4, 3, 3), {"stride": 2, "output_padding": 1}),
+    (F.conv_transpose2d, (2, 4, 5, 6), (4, 2, 3, 3), {"stride": 2, "padding": 1, "groups": 2}),
+    (F.conv_transpose2d, (1, 3, 4, 4), (3, 2, 2, 3), {"dilation": (2, 1), "output_padding": (1, 0),
+                                                      "stride": (2, 1)}),
+    (F.conv_transpose3d, (1, 2, 3, 4, 3), (2, 3, 2, 2, 2), {"stride": 2, "padding": (0, 1, 0)}),
+]
+
+
+class Convolution(OpLayerCase):
+    def setUp(self) -> None:
+        super().setUp()
+        if DEVICE != "cuda":
+            # torch_sim has no GEMM kernels (the CUDA key's are cuBLAS plans): the
+            # lowering's bmm runs on the CPU fallback, and only it.
+            mod.set_fallback_policy("allow")
+            self.addCleanup(self.assert_only_gemm_fell_back)
+
+    def assert_only_gemm_fell_back(self) -> None:
+        others = [name for name in mod.fallback_counts() if not name.startswith("aten::bmm")]
+        self.assertEqual(others, [])
+
+    def run_case(self, conv: Conv, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None,
+                 kwargs: dict, where: str) -> list[torch.Tensor]:
+        leaves = [t.detach().to(where).requires_grad_() for t in (x, w, b) if t is not None]
+        out = conv(*leaves[:2], leaves[2] if b is not None else None, **kwargs)
+        grad = torch.linspace(-1, 1, out.numel(), dtype=out.dtype).reshape(out.shape)
+        out.backward(grad.to(where))
+        return [out.detach().cpu(), *(leaf.grad.cpu() for leaf in leaves)]
+
+    def test_forward_and_backward_match_the_cpu(self) -> None:
+        for conv, x_shape, w_shape, kwargs in CASES:
+            for bias in (True, False):
+                with self.subTest(conv=conv.__name__, x=x_shape, w=w_shape, bias=bias, **kwargs):
+                    x = torch.randn(x_shape, dtype=torch.float64)
+                    w = torch.randn(w_shape, dtype=torch.float64)
+                    transposed = conv.__name__.startswith("conv_transpose")
+                    channels = w_shape[1] * kwargs.get("groups", 1) if transposed else w_shape[0]
+                    b = torch.randn(channels, dtype=torch.float64) if bias else None
+                    expected = self.run_case(conv, x, w, b, kwargs, "cpu")
+                    actual = self.run_case(conv, x, w, b, kwargs, DEVICE)
+                    for got, want in zip(actual, expected, strict=True):
+                        torch.testing.assert_close(got, want)
+
+    def test_module_in_float_half_and_bfloat16(self) -> None:
+        for dtype, tol in ((torch.float32, {}), (torch.float16, {"atol": 2e-2, "rtol": 2e-2}),
+                           (torch.bfloat16, {"atol": 5e-2, "rtol": 5e-2})):
+            with self.subTest(dtype=dtype):
+                torch.manual_seed(0)
+                conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+                x = torch.randn(2, 3, 6, 6)
+                expected = conv(x)  # float32 on the CPU: the reference for every dtype
+                on_device = conv.to(DEVICE, dtype)
+                actual = on_device(x.to(DEVICE, dtype))
+                self.assertEqual(actual.dtype, dtype)
+                torch.testing.assert_close(actual.float().cpu(), expected.detach(), **tol)
+
+    def test_channels_last_and_a_batch_made_in_slices(self) -> None:
+        # 96 samples of 8 x 5 x 5 windows at 30 x 30 positions: more than the lowering's
+        # 2**24 column elements, so forward and backward go a batch slice at a time.
+        # (float64: the weight's gradient sums 86400 products.)
+        x = torch.randn(96, 8, 30, 30, dtype=torch.float64).to(memory_format=torch.channels_last)
+        w, b = torch.randn(16, 8, 5, 5, dtype=torch.float64), torch.randn(16, dtype=torch.float64)
+        kwargs = {"padding": 2}
+        expected = self.run_case(F.conv2d, x, w, b, kwargs, "cpu")
+        actual = self.run_case(F.conv2d, x, w, b, kwargs, DEVICE)
+        for got, want in zip(actual, expected, strict=True):
+            torch.testing.assert_close(got, want)
+
+    def test_bad_shapes_and_dtypes_raise_as_on_the_cpu(self) -> None:
+        x3, w3 = torch.randn(1, 3, 5, 5), torch.randn(4, 2, 3, 3)
+        self.check(lambda a, b: F.conv2d(a, b), torch.randn(1, 3, 2, 2), torch.randn(4, 3, 3, 3))
+        self.check(lambda a, b: F.conv2d(a, b), x3, w3)
+        self.check(lambda a, b: F.conv2d(a, b, groups=2), x3, w3)
+        x, w = torch.randint(-5, 5, (1, 2, 4, 4)), torch.randint(-5, 5, (3, 2, 2, 2))
+        if DEVICE == "cuda":
+            # Stock's CUDA kernels are floating-point only.
+            with self.assertRaisesRegex(NotImplementedError, "not implemented for 'Long'"):
+                F.conv2d(x.to(DEVICE), w.to(DEVICE))
+        else:
+            # A PrivateUse1 device follows the CPU, which convolves integers.
+            self.check(F.conv2d, x, w)
+        with self.assertRaisesRegex(NotImplementedError, "not implemented for 'Bool'"):
+            F.conv2d(x.bool().to(DEVICE), w.bool().to(DEVICE))
+
+
+if __name__ == "__main__":
+    main()

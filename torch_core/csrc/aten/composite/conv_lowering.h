@@ -1,0 +1,49 @@
+// Convolutions and their transposes, forward and backward, as matrix products over column
+// buffers (im2col), the lowering stock's CUDA kernels use without cuDNN (slow_conv2d,
+// slow_conv_dilated, slow_conv_transpose). Every step is an operator the device runs: a
+// strided copy gathers the windows, the device's bmm multiplies, strided in-place adds
+// scatter windows back, so a backend with a kernel engine and a gemm computes them on the
+// device. Any number of spatial dimensions; `groups` splits the channels.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+namespace torch_core::composite {
+
+// What a convolution's kernels take besides its tensors (one value per spatial dimension).
+struct ConvGeometry {
+  std::vector<int64_t> kernel_size;
+  std::vector<int64_t> stride;
+  std::vector<int64_t> padding;
+  std::vector<int64_t> dilation;
+  int64_t groups = 1;
+};
+
+// input [N, C, *S], weight [O, C / groups, *K] -> [N, O, *Q] (contiguous).
+at::Tensor conv_forward(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
+                        const ConvGeometry& geometry);
+
+// The gradients of conv_forward that output_mask asks for (undefined otherwise).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> conv_backward(const at::Tensor& grad_output, const at::Tensor& input,
+                                                             const at::Tensor& weight, const ConvGeometry& geometry,
+                                                             std::array<bool, 3> output_mask);
+
+// input [N, C, *S], weight [C, O / groups, *K] -> [N, O, *Q] with
+// Q = (S - 1) * stride - 2 * padding + dilation * (K - 1) + output_padding + 1.
+at::Tensor conv_transpose_forward(const at::Tensor& input, const at::Tensor& weight,
+                                  const std::optional<at::Tensor>& bias, const ConvGeometry& geometry,
+                                  at::IntArrayRef output_padding);
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> conv_transpose_backward(const at::Tensor& grad_output,
+                                                                       const at::Tensor& input,
+                                                                       const at::Tensor& weight,
+                                                                       const ConvGeometry& geometry,
+                                                                       std::array<bool, 3> output_mask);
+
+}  // namespace torch_core::composite
