@@ -335,6 +335,7 @@ torch_core_composite_sources = [
     "torch_core/csrc/aten/composite/dropout.cpp",
     "torch_core/csrc/aten/composite/equal.cpp",
     "torch_core/csrc/aten/composite/factories.cpp",
+    "torch_core/csrc/aten/composite/fold_unfold.cpp",
     "torch_core/csrc/aten/composite/fused_optimizers.cpp",
     "torch_core/csrc/aten/composite/indexing.cpp",
     "torch_core/csrc/aten/composite/loss.cpp",

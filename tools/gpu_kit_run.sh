@@ -8,11 +8,11 @@
 # KIT_DIR holds kit.tar.zst or its parts (kit.tar.zst.part00, ...), and a zstd binary
 # where the machine has none. Each check writes OUT_DIR/<check>.log; OUT_DIR/summary.txt
 # gets a line per check with its exit status and seconds. The checks (all, or the CHECKs
-# named, less those in $GPU_KIT_SKIP) run in three phases: the torch-free test binaries and the demo one after another,
-# then the Python suites on the real variant side by side (one process per file), then
-# alone the checks that fill the device's memory or slow it down (OOM, compute-sanitizer)
-# and the benchmarks. Every check has a time limit, so a hang costs its limit and is
-# reported as exit 124.
+# named, less those in $GPU_KIT_SKIP) run in three phases: the torch-free test binaries
+# and the demo one after another, then the Python suites on the real variant side by side
+# (one process per file), then alone the benchmarks and the checks that fill the device's
+# memory or slow it down (OOM, compute-sanitizer). Every check has a time limit, so a hang
+# costs its limit and is reported as exit 124.
 #
 # cuBLAS is the machine's own libcublas.so.13 (found under $CUBLAS_DIR, /usr or /opt).
 # $GPU_KIT_WORK (default KIT_DIR/unpacked) is where the kit is unpacked; an unpacked kit
@@ -36,6 +36,13 @@ unpack() {
   # Debian's interpreter reads <prefix>/lib/python3/dist-packages, .pth files included.
   mkdir -p "$work/py/usr/lib/python3" && rm -rf "$work/py/usr/lib/python3/dist-packages"
   mv "$work/kit/site" "$work/py/usr/lib/python3/dist-packages" || return 1
+  # Bytecode, as an installed Python has it (Debian's postinst compiles the standard
+  # library, pip an installed wheel): the checks run with PYTHONDONTWRITEBYTECODE, and
+  # without it every process compiled its imports again (the activation's import-time test
+  # measured 41 ms, 3 with bytecode). Sources for other Python versions fail to compile and
+  # are left as they are.
+  PYTHONHOME=$work/py/usr "$work/py/usr/bin/python3.11" -m compileall -q -j 0 \
+    "$work/py/usr/lib/python3.11" "$work/py/usr/lib/python3/dist-packages" > /dev/null 2>&1
   touch "$work/unpacked"
 }
 
@@ -104,12 +111,12 @@ run_check() {
   printf '%-32s exit %3d  %4d s\n' "$name" "$status" $((SECONDS - start)) >> "$summary"
 }
 
-# One after another: what everything else stands on. Alone: what fills the device's
-# memory or slows every kernel down.
+# One after another: what everything else stands on. Alone: the benchmarks, then what
+# fills the device's memory or slows every kernel down.
 first=(env cuda_runtime_test cuda_engine_test cublas_test demo)
-alone=(contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine sanitize_cublas
-  bench_training bench_training_stock bench_convolution bench_convolution_stock bench_op_overhead
-  bench_op_overhead_stock)
+alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_op_overhead
+  bench_op_overhead_stock contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine
+  sanitize_cublas)
 side_by_side=()
 for name in $(printf '%s\n' "${!checks[@]}" | sort); do
   [[ " ${first[*]} ${alone[*]} " == *" $name "* ]] || side_by_side+=("$name")

@@ -1,8 +1,8 @@
 """Convolutions on the device, forward and backward, against the CPU: 1-d, 2-d and 3-d,
 strided, padded (numbers and "same"), dilated, grouped, depthwise, transposed (with
 output_padding), with and without bias, and the errors stock raises for bad shapes and
-dtypes. Each one is every step on the device: the CPU fallback raises, but for the
-matrix products on a backend without GEMM kernels (torch_sim), which are allowed there."""
+dtypes; F.unfold and F.fold (im2col, col2im). Each one is every step on the device: the
+CPU fallback raises, but on torch_sim for what it has no kernels of (below)."""
 
 from __future__ import annotations
 
@@ -39,13 +39,15 @@ class Convolution(OpLayerCase):
     def setUp(self) -> None:
         super().setUp()
         if DEVICE != "cuda":
-            # torch_sim has no GEMM kernels (the CUDA key's are cuBLAS plans): the
-            # lowering's bmm runs on the CPU fallback, and only it.
+            # torch_sim has no GEMM kernels (the CUDA key's are cuBLAS plans), so the
+            # lowering's bmm runs on the CPU fallback; nor im2col/col2im, whose CUDA kernels
+            # take other dtypes than the CPU's, which a PrivateUse1 device follows.
             mod.set_fallback_policy("allow")
-            self.addCleanup(self.assert_only_gemm_fell_back)
+            self.addCleanup(self.assert_only_expected_fell_back)
 
-    def assert_only_gemm_fell_back(self) -> None:
-        others = [name for name in mod.fallback_counts() if not name.startswith("aten::bmm")]
+    def assert_only_expected_fell_back(self) -> None:
+        expected = ("aten::bmm", "aten::im2col", "aten::col2im")
+        others = [name for name in mod.fallback_counts() if not name.startswith(expected)]
         self.assertEqual(others, [])
 
     def run_case(self, conv: Conv, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None,
@@ -94,6 +96,35 @@ class Convolution(OpLayerCase):
         actual = self.run_case(F.conv2d, x, w, b, kwargs, DEVICE)
         for got, want in zip(actual, expected, strict=True):
             torch.testing.assert_close(got, want)
+
+    def test_unfold_and_fold(self) -> None:
+        x = torch.randn(2, 3, 7, 6, dtype=torch.float64)
+        kwargs = {"kernel_size": (2, 3), "dilation": (1, 2), "padding": (1, 0), "stride": (2, 1)}
+        self.check(lambda a: F.unfold(a, **kwargs), x)
+        self.check(lambda a: F.unfold(a, **kwargs), x[0])  # unbatched
+        self.check(lambda a: F.unfold(a, kernel_size=2), x.bool())
+        columns = torch.randn(2, 3 * 2 * 3, 4 * 2, dtype=torch.float64)  # 4 x 2 blocks
+        self.check(lambda a: F.fold(a, (7, 6), **kwargs), columns)
+        self.check(lambda a: F.fold(a, (7, 6), **kwargs), columns[0])
+        # Each one's gradient is the other.
+        unfold = lambda a: F.unfold(a, **kwargs)  # noqa: E731
+        fold = lambda a: F.fold(a, (7, 6), **kwargs)  # noqa: E731
+        for op, t in ((unfold, x), (fold, columns)):
+            grads = []
+            for where in ("cpu", DEVICE):
+                leaf = t.detach().to(where).requires_grad_()
+                out = op(leaf)
+                cotangent = torch.linspace(-1, 1, out.numel(), dtype=out.dtype).reshape(out.shape)
+                out.backward(cotangent.to(where))
+                grads.append(leaf.grad.cpu())
+            torch.testing.assert_close(grads[1], grads[0])
+        # Stock's shape checks: a kernel larger than the padded input, a block count that
+        # does not match output_size.
+        self.check(lambda a: F.unfold(a, kernel_size=9), x)
+        self.check(lambda a: F.fold(a, (7, 7), **kwargs), columns)
+        if DEVICE == "cuda":
+            with self.assertRaisesRegex(NotImplementedError, "not implemented for 'Long'"):
+                F.unfold(torch.ones(1, 1, 3, 3, dtype=torch.long, device=DEVICE), 2)
 
     def test_bad_shapes_and_dtypes_raise_as_on_the_cpu(self) -> None:
         x3, w3 = torch.randn(1, 3, 5, 5), torch.randn(4, 2, 3, 3)

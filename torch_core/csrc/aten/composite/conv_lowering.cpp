@@ -46,70 +46,27 @@ bool padded(const ConvGeometry& g) {
   return std::any_of(g.padding.begin(), g.padding.end(), [](int64_t p) { return p != 0; });
 }
 
-// wide [N, C, *W] -> columns [groups, C / groups * prod(K), N * prod(Q)]: one strided view of
-// the zero-padded tensor, [C, *K, N, *Q] (element k of the window at position q along a
-// dimension sits at q * stride + k * dilation), copied into matrix order.
-at::Tensor unfold_columns(const at::Tensor& wide, at::IntArrayRef positions, const ConvGeometry& g) {
-  const size_t dims = spatial_dims(g);
-  at::Tensor source = wide;
-  if (padded(g)) {
-    std::vector<int64_t> pad;  // constant_pad_nd's pairs start at the last dimension
-    for (size_t d = dims; d-- > 0;) pad.insert(pad.end(), {g.padding[d], g.padding[d]});
-    source = at::constant_pad_nd(wide, pad, 0);
-  }
-  std::vector<int64_t> sizes{source.size(1)}, strides{source.stride(1)};
-  for (size_t d = 0; d < dims; ++d) {
-    sizes.push_back(g.kernel_size[d]);
-    strides.push_back(source.stride(2 + d) * g.dilation[d]);
-  }
-  sizes.push_back(source.size(0));
-  strides.push_back(source.stride(0));
-  for (size_t d = 0; d < dims; ++d) {
-    sizes.push_back(positions[d]);
-    strides.push_back(source.stride(2 + d) * g.stride[d]);
-  }
-  const at::Tensor windows = source.as_strided(sizes, strides, source.storage_offset());
-  return windows.reshape({g.groups, source.size(1) / g.groups * c10::multiply_integers(g.kernel_size),
-                          source.size(0) * c10::multiply_integers(positions)});
+// The window view's sizes: [C, *K, N, *Q].
+std::vector<int64_t> window_sizes(int64_t batch, int64_t channels, at::IntArrayRef positions, const ConvGeometry& g) {
+  std::vector<int64_t> sizes{channels};
+  sizes.insert(sizes.end(), g.kernel_size.begin(), g.kernel_size.end());
+  sizes.push_back(batch);
+  sizes.insert(sizes.end(), positions.begin(), positions.end());
+  return sizes;
 }
 
-// columns [groups, C / groups * prod(K), N * prod(Q)] summed into wide [N, C, *W]: for each
-// kernel offset, one strided in-place add of its window elements (no two positions of one
-// offset meet), into a zero-padded buffer whose border is then dropped.
+// wide [N, C, *W] -> columns [groups, C / groups * prod(K), N * prod(Q)]: the window view
+// copied into matrix order.
+at::Tensor unfold_columns(const at::Tensor& wide, at::IntArrayRef positions, const ConvGeometry& g) {
+  return window_view(wide, positions, g)
+      .reshape({g.groups, wide.size(1) / g.groups * c10::multiply_integers(g.kernel_size),
+                wide.size(0) * c10::multiply_integers(positions)});
+}
+
+// columns [groups, C / groups * prod(K), N * prod(Q)] summed into wide [N, C, *W].
 at::Tensor fold_columns(const at::Tensor& columns, at::IntArrayRef wide_sizes, at::IntArrayRef positions,
                         const ConvGeometry& g) {
-  const size_t dims = spatial_dims(g);
-  std::vector<int64_t> padded_sizes = wide_sizes.vec();
-  for (size_t d = 0; d < dims; ++d) padded_sizes[2 + d] += 2 * g.padding[d];
-  at::Tensor buffer = at::zeros(padded_sizes, columns.options());
-
-  std::vector<int64_t> window_sizes{wide_sizes[1]};
-  window_sizes.insert(window_sizes.end(), g.kernel_size.begin(), g.kernel_size.end());
-  window_sizes.push_back(wide_sizes[0]);
-  window_sizes.insert(window_sizes.end(), positions.begin(), positions.end());
-  const at::Tensor windows = columns.reshape(window_sizes);  // [C, *K, N, *Q]
-
-  std::vector<int64_t> target_sizes{wide_sizes[0], wide_sizes[1]}, target_strides{buffer.stride(0), buffer.stride(1)};
-  for (size_t d = 0; d < dims; ++d) {
-    target_sizes.push_back(positions[d]);
-    target_strides.push_back(buffer.stride(2 + d) * g.stride[d]);
-  }
-  const int64_t offsets = c10::multiply_integers(g.kernel_size);
-  for (int64_t k = 0; k < offsets; ++k) {
-    at::Tensor elements = windows;
-    int64_t storage_offset = 0, rest = k;
-    for (size_t d = dims; d-- > 0;) {  // the last kernel dimension varies fastest
-      const int64_t index = rest % g.kernel_size[d];
-      rest /= g.kernel_size[d];
-      storage_offset += index * g.dilation[d] * buffer.stride(2 + d);
-      elements = elements.select(1 + d, index);
-    }
-    buffer.as_strided(target_sizes, target_strides, storage_offset).add_(elements.transpose(0, 1));
-  }
-  if (!padded(g)) return buffer;
-  at::Tensor wide = buffer;
-  for (size_t d = 0; d < dims; ++d) wide = wide.narrow(2 + d, g.padding[d], wide_sizes[2 + d]);
-  return wide;
+  return sum_windows(columns.reshape(window_sizes(wide_sizes[0], wide_sizes[1], positions, g)), wide_sizes, g);
 }
 
 // narrow [N, C, *Q] -> [groups, C / groups, N * prod(Q)].
@@ -169,6 +126,54 @@ std::vector<int64_t> with_batch_and_channels(int64_t batch, int64_t channels, at
 }
 
 }  // namespace
+
+at::Tensor window_view(const at::Tensor& wide, at::IntArrayRef positions, const ConvGeometry& g) {
+  const size_t dims = spatial_dims(g);
+  at::Tensor source = wide;
+  if (padded(g)) {
+    std::vector<int64_t> pad;  // constant_pad_nd's pairs start at the last dimension
+    for (size_t d = dims; d-- > 0;) pad.insert(pad.end(), {g.padding[d], g.padding[d]});
+    source = at::constant_pad_nd(wide, pad, 0);
+  }
+  std::vector<int64_t> strides{source.stride(1)};
+  for (size_t d = 0; d < dims; ++d) strides.push_back(source.stride(2 + d) * g.dilation[d]);
+  strides.push_back(source.stride(0));
+  for (size_t d = 0; d < dims; ++d) strides.push_back(source.stride(2 + d) * g.stride[d]);
+  return source.as_strided(window_sizes(source.size(0), source.size(1), positions, g), strides,
+                           source.storage_offset());
+}
+
+at::Tensor sum_windows(const at::Tensor& windows, at::IntArrayRef wide_sizes, const ConvGeometry& g) {
+  const size_t dims = spatial_dims(g);
+  const at::IntArrayRef positions = windows.sizes().slice(2 + dims);
+  std::vector<int64_t> padded_sizes = wide_sizes.vec();
+  for (size_t d = 0; d < dims; ++d) padded_sizes[2 + d] += 2 * g.padding[d];
+  at::Tensor buffer = at::zeros(padded_sizes, windows.options());
+
+  // For each kernel offset, one strided in-place add of its window elements (no two
+  // positions of one offset meet), into the zero-padded buffer whose border is then dropped.
+  std::vector<int64_t> target_sizes{wide_sizes[0], wide_sizes[1]}, target_strides{buffer.stride(0), buffer.stride(1)};
+  for (size_t d = 0; d < dims; ++d) {
+    target_sizes.push_back(positions[d]);
+    target_strides.push_back(buffer.stride(2 + d) * g.stride[d]);
+  }
+  const int64_t offsets = c10::multiply_integers(g.kernel_size);
+  for (int64_t k = 0; k < offsets; ++k) {
+    at::Tensor elements = windows;
+    int64_t storage_offset = 0, rest = k;
+    for (size_t d = dims; d-- > 0;) {  // the last kernel dimension varies fastest
+      const int64_t index = rest % g.kernel_size[d];
+      rest /= g.kernel_size[d];
+      storage_offset += index * g.dilation[d] * buffer.stride(2 + d);
+      elements = elements.select(1 + d, index);
+    }
+    buffer.as_strided(target_sizes, target_strides, storage_offset).add_(elements.transpose(0, 1));
+  }
+  if (!padded(g)) return buffer;
+  at::Tensor wide = buffer;
+  for (size_t d = 0; d < dims; ++d) wide = wide.narrow(2 + d, g.padding[d], wide_sizes[2 + d]);
+  return wide;
+}
 
 at::Tensor conv_forward(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
                         const ConvGeometry& geometry) {

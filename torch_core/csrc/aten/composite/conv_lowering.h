@@ -25,6 +25,16 @@ struct ConvGeometry {
   int64_t groups = 1;
 };
 
+// The windows of wide [N, C, *W], zero-padded by geometry.padding: a strided view
+// [C, *K, N, *Q] (element k of the window at position q along a dimension sits at
+// q * stride + k * dilation of the padded tensor). `positions` is Q, at most the count of
+// whole windows.
+at::Tensor window_view(const at::Tensor& wide, at::IntArrayRef positions, const ConvGeometry& geometry);
+
+// The adjoint of window_view: windows [C, *K, N, *Q] (any strides) summed into a new tensor
+// of wide_sizes [N, C, *W] (a view of a padded buffer when geometry pads).
+at::Tensor sum_windows(const at::Tensor& windows, at::IntArrayRef wide_sizes, const ConvGeometry& geometry);
+
 // input [N, C, *S], weight [O, C / groups, *K] -> [N, O, *Q] (contiguous).
 at::Tensor conv_forward(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
                         const ConvGeometry& geometry);
