@@ -23,11 +23,12 @@ def device_total_us(prof: profile, name: str) -> float:
 
 class Profiler(unittest.TestCase):
     def setUp(self) -> None:
-        # A first matmul makes the GEMM library's handle and workspace on the host (cuBLAS
-        # takes tens of milliseconds), while the device waits: inside a profiled mm, that
-        # gap would count as its device time (on an H100, 125 ms).
-        x = torch.ones(8, 8, device=DEVICE)
-        self.assertEqual((x @ x).shape, (8, 8))
+        # The profiled matmul once before: a first one makes the GEMM library's handle and
+        # workspace, and a first kernel of a shape loads its module (CUDA's lazy loading),
+        # on the host while the device waits; inside a profiled mm that gap counts as its
+        # device time (on an H100: 125 ms, and 32 ms after an 8 x 8 warm-up).
+        x = torch.ones(64, 64, device=DEVICE)
+        self.assertEqual((x @ x).shape, (64, 64))
         mod.synchronize()
 
     def check_device_time(self, prof: object) -> None:
