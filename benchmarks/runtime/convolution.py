@@ -13,10 +13,7 @@ Usage: bazel run -c opt //benchmarks/runtime:convolution [-- --runs 5]
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import statistics
-import time
 from collections.abc import Callable
 
 try:
@@ -25,6 +22,7 @@ except ImportError:  # stock CUDA torch
     torch_cuda = None
 import torch
 import torch.nn.functional as F
+from timing import median_ms, parser_with_runs
 
 # name -> (input shape, weight shape, keyword arguments, transposed)
 SHAPES: dict[str, tuple[tuple[int, ...], tuple[int, ...], dict, bool]] = {
@@ -52,20 +50,11 @@ def call_ms(device: str, shape: str, runs: int) -> float:
         if device == "cuda":
             torch.cuda.synchronize()
 
-    once()  # warm-up: allocator, lazy init, cuDNN's algorithm choice
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        once()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+    return median_ms(once, runs)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
-    args = parser.parse_args()
+    args = parser_with_runs(__doc__).parse_args()
     torch.set_num_threads(args.threads)
     if torch_cuda is None:
         key = "stock CUDA torch, cuDNN"

@@ -13,10 +13,7 @@ Usage: bazel run -c opt //benchmarks/runtime:training_step [-- --runs 5]
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import statistics
-import time
 
 # torch_cuda is imported before torch (explicit activation of the CUDA key; the models
 # import torch).
@@ -26,25 +23,20 @@ except ImportError:  # stock CUDA torch
     torch_cuda = None
 import torch
 import training_models
+from timing import median_ms, parser_with_runs
 
 
 def step_ms(device: str, runs: int) -> float:
-    training_models.gpt_step(device, steps=1)  # warm-up: allocator, lazy init
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
+    def step() -> None:
         training_models.gpt_step(device, steps=1)
         if device == "cuda":
             torch.cuda.synchronize()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+
+    return median_ms(step, runs)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
-    args = parser.parse_args()
+    args = parser_with_runs(__doc__).parse_args()
     torch.set_num_threads(args.threads)
     if torch_cuda is not None:
         torch_cuda.set_fallback_policy("allow")
