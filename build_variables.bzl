@@ -204,6 +204,7 @@ torch_core_python_sources = [
     "torch_core/python/torch_core/device_module/memory.py",
     "torch_core/python/torch_core/device_module/random_state.py",
     "torch_core/python/torch_core/device_module/streams.py",
+    "torch_core/python/torch_core/exit_collection.py",
     "torch_core/python/torch_core/gpu_trace.py",
     "torch_core/python/torch_core/preload.py",
 ]

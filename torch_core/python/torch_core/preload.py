@@ -55,6 +55,10 @@ class _WrappingLoader:
         self._real.exec_module(module)
         with _sticky_failure():
             self._after_init(module)
+        # Imported here, once torch loads: preload itself is imported at every start.
+        from torch_core.exit_collection import collect_at_exit
+
+        collect_at_exit()
 
 
 class _FailedActivationFinder:

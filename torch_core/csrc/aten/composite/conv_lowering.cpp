@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
 
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/constant_pad_nd.h>
@@ -29,6 +30,20 @@ size_t spatial_dims(const ConvGeometry& g) { return g.kernel_size.size(); }
 
 std::vector<int64_t> spatial_sizes(const at::Tensor& t) { return t.sizes().slice(2).vec(); }
 
+// Sizes as stock's slow kernels print them: "3 x 4".
+std::string joined(at::IntArrayRef sizes) {
+  std::string text;
+  for (size_t d = 0; d < sizes.size(); ++d) text += (d == 0 ? "" : " x ") + std::to_string(sizes[d]);
+  return text;
+}
+
+// Stock's shape check of the slow kernels: every output size positive.
+void check_output_sizes(at::IntArrayRef input_spatial, at::IntArrayRef output_spatial) {
+  const bool positive = std::all_of(output_spatial.begin(), output_spatial.end(), [](int64_t s) { return s > 0; });
+  TORCH_CHECK(positive, "Given input size per channel: (", joined(input_spatial),
+              "). Calculated output size per channel: (", joined(output_spatial), "). Output size is too small");
+}
+
 // The window positions along each spatial dimension of a wide tensor.
 std::vector<int64_t> window_positions(at::IntArrayRef wide_spatial, const ConvGeometry& g) {
   std::vector<int64_t> positions;
@@ -36,9 +51,7 @@ std::vector<int64_t> window_positions(at::IntArrayRef wide_spatial, const ConvGe
     const int64_t span = g.dilation[d] * (g.kernel_size[d] - 1) + 1;
     positions.push_back((wide_spatial[d] + 2 * g.padding[d] - span) / g.stride[d] + 1);
   }
-  TORCH_CHECK(std::all_of(positions.begin(), positions.end(), [](int64_t p) { return p > 0; }),
-              "Given input size per channel: ", wide_spatial, ". Calculated output size per channel: ",
-              at::IntArrayRef(positions), ". Output size is too small");
+  check_output_sizes(wide_spatial, positions);
   return positions;
 }
 
@@ -221,6 +234,7 @@ at::Tensor conv_transpose_forward(const at::Tensor& input, const at::Tensor& wei
     wide_spatial.push_back((positions[d] - 1) * geometry.stride[d] - 2 * geometry.padding[d] +
                            geometry.dilation[d] * (geometry.kernel_size[d] - 1) + output_padding[d] + 1);
   }
+  check_output_sizes(positions, wide_spatial);
   const int64_t channels = weight.size(1) * geometry.groups;
   at::Tensor output = at::empty(with_batch_and_channels(input.size(0), channels, wide_spatial), input.options());
   const at::Tensor w = weight_matrix(weight, geometry.groups);

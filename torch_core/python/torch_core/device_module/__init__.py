@@ -22,6 +22,7 @@ from torch_core.device_module.lazy_init import add_lazy_init
 from torch_core.device_module.memory import add_memory
 from torch_core.device_module.random_state import add_random_state
 from torch_core.device_module.streams import add_streams
+from torch_core.exit_collection import collect_at_exit
 from torch_core.gpu_trace import build_gpu_trace_module
 
 __all__ = ["DeviceLike", "build_device_module"]
@@ -61,4 +62,5 @@ def build_device_module(
                 pass
         setattr(mod, key, value)
     mod.__all__ = sorted(k for k in ctx.ns if not k.startswith("_"))
+    collect_at_exit()
     return mod
