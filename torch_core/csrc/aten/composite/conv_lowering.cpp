@@ -86,7 +86,9 @@ at::Tensor fold_columns(const at::Tensor& columns, at::IntArrayRef wide_sizes, a
 at::Tensor narrow_matrix(const at::Tensor& narrow, int64_t groups) {
   const int64_t n = narrow.size(0), channels = narrow.size(1) / groups;
   const int64_t positions = c10::multiply_integers(narrow.sizes().slice(2));
-  return narrow.reshape({n, groups, channels, positions}).permute({1, 2, 0, 3}).reshape({groups, channels, n * positions});
+  return narrow.reshape({n, groups, channels, positions})
+      .permute({1, 2, 0, 3})
+      .reshape({groups, channels, n * positions});
 }
 
 // [groups, C / groups, N * prod(Q)] as narrow [N, C, *Q] (a view, not contiguous).
@@ -123,7 +125,8 @@ at::Tensor bias_gradient(const at::Tensor& grad_output) {
   return grad_output.sum(dims);
 }
 
-// The sum over batch slices of weight-gradient parts (zeros for an empty batch).
+// The sum over batch slices of weight-gradient parts (an empty batch has none: the callers
+// make zeros).
 void accumulate(at::Tensor& total, const at::Tensor& part) {
   if (total.defined()) {
     total.add_(part);

@@ -53,9 +53,10 @@ Tensor& write_out(Tensor& out, const Tensor& result) {
   return out.copy_(result);
 }
 
-std::tuple<Tensor, Tensor, Tensor> dilated_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
-                                                    IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                                                    IntArrayRef dilation, std::array<bool, 3> output_mask) {
+std::tuple<Tensor, Tensor, Tensor> dilated_backward(const Tensor& grad_output, const Tensor& input,
+                                                    const Tensor& weight, IntArrayRef kernel_size, IntArrayRef stride,
+                                                    IntArrayRef padding, IntArrayRef dilation,
+                                                    std::array<bool, 3> output_mask) {
   check_floating(input.scalar_type(), "slow_conv_dilated_all_cuda_template");
   return torch_core::composite::conv_backward(grad_output, input, weight.contiguous(),
                                               geometry(kernel_size, stride, padding, dilation, 1), output_mask);
@@ -223,7 +224,8 @@ at::Tensor convolution_overrideable(const at::Tensor& input, const at::Tensor& w
   check_overrideable_dtype(input.scalar_type(), "convolution_overrideable");
   const ConvGeometry g = overrideable_geometry(weight, stride, padding, dilation, groups);
   if (transposed) {
-    return conv_transpose_forward(input, weight.contiguous(), bias, g, at::native::per_dim(output_padding, g.kernel_size.size()));
+    const std::vector<int64_t> padding_out = at::native::per_dim(output_padding, g.kernel_size.size());
+    return conv_transpose_forward(input, weight.contiguous(), bias, g, padding_out);
   }
   return conv_forward(input, weight.contiguous(), bias, g);
 }
