@@ -39,8 +39,8 @@ unpack() {
   # Bytecode, as an installed Python has it (Debian's postinst compiles the standard
   # library, pip an installed wheel): the checks run with PYTHONDONTWRITEBYTECODE, and
   # without it every process compiled its imports again (the activation's import-time test
-  # measured 41 ms, 3 with bytecode). Sources for other Python versions fail to compile and
-  # are left as they are.
+  # measured 41 ms on an H100 against its 20 ms bound; with bytecode it passes). Sources for
+  # other Python versions fail to compile and are left as they are.
   PYTHONHOME=$work/py/usr "$work/py/usr/bin/python3.11" -m compileall -q -j 0 \
     "$work/py/usr/lib/python3.11" "$work/py/usr/lib/python3/dist-packages" > /dev/null 2>&1
   touch "$work/unpacked"

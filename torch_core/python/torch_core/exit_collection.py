@@ -17,7 +17,8 @@ _registered = False
 
 
 def collect_at_exit() -> None:
-    """Registers the collection once per process (every backend's device module asks)."""
+    """Registers the collection once per process (the torch._C import hook and every
+    device module that build_device_module makes ask)."""
     global _registered
     if not _registered:
         atexit.register(gc.collect)
