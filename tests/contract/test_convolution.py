@@ -50,13 +50,23 @@ class Convolution(OpLayerCase):
         others = [name for name in mod.fallback_counts() if not name.startswith(expected)]
         self.assertEqual(others, [])
 
-    def run_case(self, conv: Conv, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None,
-                 kwargs: dict, where: str) -> list[torch.Tensor]:
-        leaves = [t.detach().to(where).requires_grad_() for t in (x, w, b) if t is not None]
-        out = conv(*leaves[:2], leaves[2] if b is not None else None, **kwargs)
-        grad = torch.linspace(-1, 1, out.numel(), dtype=out.dtype).reshape(out.shape)
-        out.backward(grad.to(where))
-        return [out.detach().cpu(), *(leaf.grad.cpu() for leaf in leaves)]
+    @staticmethod
+    def output_and_gradients(fn: Conv, tensors: tuple[torch.Tensor | None, ...],
+                             where: str) -> list[torch.Tensor]:
+        """fn's output on `where` and, for a fixed cotangent, the gradient of every tensor
+        (None passes through as None), all on the CPU."""
+        leaves = [None if t is None else t.detach().to(where).requires_grad_() for t in tensors]
+        out = fn(*leaves)
+        cotangent = torch.linspace(-1, 1, out.numel(), dtype=out.dtype).reshape(out.shape)
+        out.backward(cotangent.to(where))
+        return [out.detach().cpu(), *(leaf.grad.cpu() for leaf in leaves if leaf is not None)]
+
+    def check_with_gradients(self, fn: Conv, *tensors: torch.Tensor | None) -> None:
+        """The device's output and gradients agree with the CPU's."""
+        expected = self.output_and_gradients(fn, tensors, "cpu")
+        actual = self.output_and_gradients(fn, tensors, DEVICE)
+        for got, want in zip(actual, expected, strict=True):
+            torch.testing.assert_close(got, want)
 
     def test_forward_and_backward_match_the_cpu(self) -> None:
         for conv, x_shape, w_shape, kwargs in CASES:
@@ -67,10 +77,8 @@ class Convolution(OpLayerCase):
                     transposed = conv.__name__.startswith("conv_transpose")
                     channels = w_shape[1] * kwargs.get("groups", 1) if transposed else w_shape[0]
                     b = torch.randn(channels, dtype=torch.float64) if bias else None
-                    expected = self.run_case(conv, x, w, b, kwargs, "cpu")
-                    actual = self.run_case(conv, x, w, b, kwargs, DEVICE)
-                    for got, want in zip(actual, expected, strict=True):
-                        torch.testing.assert_close(got, want)
+                    self.check_with_gradients(
+                        lambda a, v, c, f=conv, k=kwargs: f(a, v, c, **k), x, w, b)
 
     def test_module_in_float_half_and_bfloat16(self) -> None:
         for dtype, tol in ((torch.float32, {}), (torch.float16, {"atol": 2e-2, "rtol": 2e-2}),
@@ -91,11 +99,7 @@ class Convolution(OpLayerCase):
         # (float64: the weight's gradient sums 86400 products.)
         x = torch.randn(96, 8, 30, 30, dtype=torch.float64).to(memory_format=torch.channels_last)
         w, b = torch.randn(16, 8, 5, 5, dtype=torch.float64), torch.randn(16, dtype=torch.float64)
-        kwargs = {"padding": 2}
-        expected = self.run_case(F.conv2d, x, w, b, kwargs, "cpu")
-        actual = self.run_case(F.conv2d, x, w, b, kwargs, DEVICE)
-        for got, want in zip(actual, expected, strict=True):
-            torch.testing.assert_close(got, want)
+        self.check_with_gradients(lambda a, v, c: F.conv2d(a, v, c, padding=2), x, w, b)
 
     def test_unfold_and_fold(self) -> None:
         x = torch.randn(2, 3, 7, 6, dtype=torch.float64)
@@ -109,15 +113,8 @@ class Convolution(OpLayerCase):
         # Each one's gradient is the other.
         unfold = lambda a: F.unfold(a, **kwargs)  # noqa: E731
         fold = lambda a: F.fold(a, (7, 6), **kwargs)  # noqa: E731
-        for op, t in ((unfold, x), (fold, columns)):
-            grads = []
-            for where in ("cpu", DEVICE):
-                leaf = t.detach().to(where).requires_grad_()
-                out = op(leaf)
-                cotangent = torch.linspace(-1, 1, out.numel(), dtype=out.dtype).reshape(out.shape)
-                out.backward(cotangent.to(where))
-                grads.append(leaf.grad.cpu())
-            torch.testing.assert_close(grads[1], grads[0])
+        self.check_with_gradients(unfold, x)
+        self.check_with_gradients(fold, columns)
         # Stock's shape checks: a kernel larger than the padded input, a block count that
         # does not match output_size.
         self.check(lambda a: F.unfold(a, kernel_size=9), x)

@@ -212,8 +212,8 @@ ConvGeometry overrideable_geometry(const at::Tensor& weight, at::IntArrayRef str
 // A PrivateUse1 device follows the CPU's dtypes: integers too, not bool or complex (which
 // conv1d/2d/3d split into real convolutions before they get here).
 void check_overrideable_dtype(at::ScalarType dtype, const char* kernel_name) {
-  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(dtype) || at::isIntegralType(dtype, /*includeBool=*/false), "\"",
-                              kernel_name, "\" not implemented for '", c10::toString(dtype), "'");
+  check_dtype_supported(at::isFloatingType(dtype) || at::isIntegralType(dtype, /*includeBool=*/false), dtype,
+                        kernel_name);
 }
 
 // What stock's `convolution` calls on keys without an in-tree convolution (PrivateUse1).

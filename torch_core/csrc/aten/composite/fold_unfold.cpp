@@ -10,6 +10,7 @@
 #include <ATen/ops/im2col_native.h>
 
 #include "torch_core/csrc/aten/composite/conv_lowering.h"
+#include "torch_core/csrc/aten/composite/resampling.h"
 
 namespace at::native {
 
@@ -20,7 +21,7 @@ using torch_core::composite::ConvGeometry;
 // Stock's CUDA kernels take floating, complex and bool tensors.
 void check_dtype(ScalarType dtype, const char* kernel_name) {
   const bool supported = isFloatingType(dtype) || isComplexType(dtype) || dtype == kBool;
-  TORCH_CHECK_NOT_IMPLEMENTED(supported, "\"", kernel_name, "\" not implemented for '", toString(dtype), "'");
+  torch_core::composite::check_dtype_supported(supported, dtype, kernel_name);
 }
 
 void check_pairs(IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {

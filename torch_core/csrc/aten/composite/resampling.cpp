@@ -50,6 +50,10 @@ at::Tensor apply(at::Tensor x, const std::vector<at::Tensor>& weights, bool tran
 void check_floating(at::ScalarType dtype, const char* kernel_name, bool allow_byte) {
   const bool supported = dtype == at::kFloat || dtype == at::kDouble || dtype == at::kHalf ||
                          dtype == at::kBFloat16 || (allow_byte && dtype == at::kByte);
+  check_dtype_supported(supported, dtype, kernel_name);
+}
+
+void check_dtype_supported(bool supported, at::ScalarType dtype, const char* kernel_name) {
   TORCH_CHECK_NOT_IMPLEMENTED(supported, "\"", kernel_name, "\" not implemented for '", c10::toString(dtype), "'");
 }
 

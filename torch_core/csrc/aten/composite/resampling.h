@@ -48,6 +48,9 @@ at::Tensor adaptive_average_weights(Axis axis, at::ScalarType accumulate);
 // Stock's AT_DISPATCH error for a dtype its kernel `kernel_name` lacks: floating types,
 // Half and BFloat16, and uint8 where `allow_byte`.
 void check_floating(at::ScalarType dtype, const char* kernel_name, bool allow_byte = false);
+// Raises AT_DISPATCH's NotImplementedError ("<kernel_name>" not implemented for '<dtype>')
+// unless `supported`.
+void check_dtype_supported(bool supported, at::ScalarType dtype, const char* kernel_name);
 
 // The type the products run in for an input of `dtype`: float for Half, BFloat16 and
 // float, double for double.
