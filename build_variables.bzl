@@ -50,11 +50,16 @@ torch_core_simulated_runtime_sources = [
     "torch_core/csrc/runtime/simulated_config.cpp",
     "torch_core/csrc/runtime/simulated_event.cpp",
     "torch_core/csrc/runtime/simulated_event.h",
+    "torch_core/csrc/runtime/simulated_ipc.cpp",
+    "torch_core/csrc/runtime/simulated_ipc.h",
     "torch_core/csrc/runtime/simulated_memory.cpp",
     "torch_core/csrc/runtime/simulated_memory.h",
     "torch_core/csrc/runtime/simulated_runtime.cpp",
     "torch_core/csrc/runtime/simulated_runtime_graphs.cpp",
+    "torch_core/csrc/runtime/simulated_runtime_ipc.cpp",
     "torch_core/csrc/runtime/simulated_runtime_memory.cpp",
+    "torch_core/csrc/runtime/simulated_shared_heap.cpp",
+    "torch_core/csrc/runtime/simulated_shared_heap.h",
     "torch_core/csrc/runtime/simulated_stream.cpp",
     "torch_core/csrc/runtime/simulated_stream.h",
 ]
@@ -109,6 +114,7 @@ torch_core_device_headers = [
     "torch_core/csrc/device/device_guard.h",
     "torch_core/csrc/device/gpu_trace.h",
     "torch_core/csrc/device/host_allocator.h",
+    "torch_core/csrc/device/ipc_sharing.h",
     "torch_core/csrc/device/lazy_runtime.h",
     "torch_core/csrc/device/philox_generator.h",
     "torch_core/csrc/device/privateuse1_hooks.h",
@@ -126,6 +132,7 @@ torch_core_device_sources = [
     "torch_core/csrc/device/device_graph.cpp",
     "torch_core/csrc/device/device_guard.cpp",
     "torch_core/csrc/device/host_allocator.cpp",
+    "torch_core/csrc/device/ipc_sharing.cpp",
     "torch_core/csrc/device/lazy_runtime.cpp",
     "torch_core/csrc/device/philox_generator.cpp",
     "torch_core/csrc/device/privateuse1_hooks.cpp",
@@ -138,6 +145,7 @@ torch_core_device_sources = [
 # torch_core device layer, Python face: the functions every device module is built from.
 torch_core_device_python_headers = [
     "torch_core/csrc/device/graph_bindings.h",
+    "torch_core/csrc/device/ipc_bindings.h",
     "torch_core/csrc/device/memory_history_bindings.h",
     "torch_core/csrc/device/pool_bindings.h",
     "torch_core/csrc/device/python_bindings.h",
@@ -145,6 +153,7 @@ torch_core_device_python_headers = [
 
 torch_core_device_python_sources = [
     "torch_core/csrc/device/graph_bindings.cpp",
+    "torch_core/csrc/device/ipc_bindings.cpp",
     "torch_core/csrc/device/memory_history_bindings.cpp",
     "torch_core/csrc/device/pool_bindings.cpp",
     "torch_core/csrc/device/python_bindings.cpp",

@@ -12,8 +12,9 @@ transports that limit a file's size), holding:
   site/     the pinned torch with its Python dependencies (the @torch repository, without
             headers, C++ tests and stubs), @torch_testing (expecttest), torch_core's and
             torch_cuda's wheels unpacked;
-  bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cublas_test and
-            //tests/pipeline:cuda_runtime_test, with libc10.so beside them.
+  bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cublas_test,
+            //tests/gpu:cuda_ipc_test and //tests/pipeline:cuda_runtime_test, with
+            libc10.so beside them.
 
 cuBLAS is not packed (libcublasLt alone is 550 MB): tools/gpu_kit_run.sh takes the GPU
 machine's libcublas.so.13 and runs the checks from a checkout of this repository.
@@ -36,6 +37,7 @@ BAZEL = REPO / "tools" / "bazel"
 TEST_BINARIES = [
     "//tests/gpu:cuda_engine_test",
     "//tests/gpu:cublas_test",
+    "//tests/gpu:cuda_ipc_test",
     "//tests/pipeline:cuda_runtime_test",
 ]
 WHEELS = ["//third_device/torch_cuda:wheel", "//torch_core:wheel"]

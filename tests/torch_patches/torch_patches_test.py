@@ -103,14 +103,20 @@ class Ledger(unittest.TestCase):
         cpu = torch.ones(2).untyped_storage()
         self.assertEqual(cpu.resize_(16).nbytes(), 16)  # other devices: stock resize_
 
-    def test_cuda_storage_share_refuses_clearly(self) -> None:
-        # What torch.multiprocessing's reducer calls for a CUDA tensor put on a queue.
-        from torch.multiprocessing.reductions import reduce_tensor
-
-        with self.assertRaisesRegex(RuntimeError, r"CUDA IPC\) yet: send tensor.cpu\(\)"):
-            reduce_tensor(torch.ones(2, device="cuda"))
-        with self.assertRaisesRegex(RuntimeError, "CUDA IPC"):
-            torch.ones(2, device="cuda").untyped_storage()._share_cuda_()
+    def test_cuda_storage_share(self) -> None:
+        # What torch.multiprocessing's reducer gets for a CUDA tensor put on a queue:
+        # stock's 8 fields, handles of CUDA IPC's size (tests/cuda_key/test_ipc.py sends
+        # tensors to other processes).
+        storage = torch.arange(6.0, device="cuda")[2:].untyped_storage()
+        device, handle, size, offset, counter, counter_offset, event, sync = storage._share_cuda_()
+        self.assertEqual((device, size, len(handle), len(event), sync), (0, 24, 64, 64, True))
+        self.assertIsInstance(counter, bytes)
+        self.assertGreaterEqual(offset, 0)
+        self.assertGreaterEqual(counter_offset, 0)
+        empty = torch.empty(0, device="cuda").untyped_storage()._share_cuda_()
+        self.assertEqual(empty[1:3], (None, 0))
+        with self.assertRaisesRegex(RuntimeError, "incorrect handle size"):
+            torch.UntypedStorage._new_shared_cuda(0, b"x", 4, 0, counter, 0, event, True)
 
     def test_gloo_device_staging(self) -> None:
         # One process: gloo's CUDA allreduce (a SIGSEGV without the entry) and

@@ -8,15 +8,20 @@ What: ``torch.UntypedStorage(n, device="cuda")`` and ``torch._utils._to`` (behin
     ``UntypedStorage.__new__`` when torch.storage has been imported (a one-shot
     post-import hook). ``UntypedStorage.resize_`` of a CUDA storage resizes it through
     torch_core (``_CUDAC._storage_resize_``: a new block from the caching allocator, the
-    common prefix copied on the current stream). ``UntypedStorage._share_cuda_`` (what
-    torch.multiprocessing calls to send a CUDA tensor to another process) raises an error
-    that says CUDA IPC is not supported yet and what to send instead.
+    common prefix copied on the current stream). ``UntypedStorage._share_cuda_``,
+    ``_new_shared_cuda`` and ``_release_ipc_counter_cuda`` (what torch.multiprocessing
+    calls to send a CUDA tensor to another process and rebuild it there) go through
+    torch_core's IPC sharing (``_CUDAC._share_storage_ipc``, ``_new_shared_storage_ipc``,
+    ``_release_ipc_counter``): CUDA IPC handles on the real variant, the simulated
+    device's shared-memory heap on the simulated one.
 Why: THPStorage_pynew and THPStorage_resize_ in the CPU wheel's libtorch_python recognise
     the CUDA device only ``#ifdef USE_CUDA`` ("Storage device not recognized: cuda",
-    "built without USE_CUDA"); THPStorage_shareCuda says "CUDA is not available", which is
-    false once torch_cuda is active.
+    "built without USE_CUDA"); THPStorage_shareCuda, _newSharedCuda and
+    _releaseIPCCounter say "CUDA is not available", which is false once torch_cuda is
+    active.
 Upstream: THPStorage_pynew and THPStorage_resize_ serving any device through its
-    registered allocator (as they do for PrivateUse1), not by a compile-time device list.
+    registered allocator (as they do for PrivateUse1), not by a compile-time device list;
+    the storage sharing methods calling a device's registered IPC hooks.
 """
 
 from __future__ import annotations
@@ -30,12 +35,12 @@ from torch_cuda.torch_patches._pinned import check_torch_version, probe, torch_s
 NAME = "cuda_storage"
 WHAT = (
     "UntypedStorage(device='cuda') and torch._utils._to make CUDA storages via torch.empty; "
-    "UntypedStorage.resize_ of a CUDA storage goes through torch_core; _share_cuda_ says "
-    "CUDA IPC is not supported yet"
+    "UntypedStorage.resize_ of a CUDA storage and the CUDA IPC methods (_share_cuda_, "
+    "_new_shared_cuda, _release_ipc_counter_cuda) go through torch_core"
 )
 WHY = (
-    "THPStorage_pynew, _resize_ and _shareCuda know the CUDA device only #ifdef USE_CUDA "
-    "(_shareCuda: 'CUDA is not available')"
+    "THPStorage_pynew, _resize_ and the sharing methods know the CUDA device only "
+    "#ifdef USE_CUDA (_shareCuda: 'CUDA is not available')"
 )
 UPSTREAM = "THPStorage_pynew and THPStorage_resize_ serving any device through its allocator"
 
@@ -116,20 +121,32 @@ def _patch_untyped_storage(storage_module: ModuleType, C: ModuleType) -> None:
     resize_.__wrapped__ = stock_resize
     cls.resize_ = resize_
 
+    _patch_ipc(cls, C)
+
+
+def _patch_ipc(cls: type, C: ModuleType) -> None:
+    """The CUDA IPC methods of UntypedStorage; stock's answer for other devices."""
     stock_share_cuda = cls._share_cuda_
 
-    def _share_cuda_(self: object, *args: object, **kwargs: object) -> object:
+    def _share_cuda_(self: object) -> tuple[object, ...]:
         if self.device.type == "cuda":
-            raise RuntimeError(
-                "torch_cuda does not support sharing CUDA tensors between processes (CUDA "
-                "IPC) yet: send tensor.cpu() through torch.multiprocessing and move it to "
-                "the device in the receiving process"
-            )
-        return stock_share_cuda(self, *args, **kwargs)
+            return C._share_storage_ipc(self)
+        return stock_share_cuda(self)
 
-    _share_cuda_.__doc__ = stock_share_cuda.__doc__
+    def _new_shared_cuda(*args: object) -> object:
+        import torch
+
+        # Stock's own checks come first: a device index and what it names.
+        torch.cuda._lazy_init()
+        return C._new_shared_storage_ipc(*args)
+
+    def _release_ipc_counter_cuda(ref_counter_handle: bytes, ref_counter_offset: int) -> None:
+        C._release_ipc_counter(ref_counter_handle, ref_counter_offset)
+
     _share_cuda_.__wrapped__ = stock_share_cuda
     cls._share_cuda_ = _share_cuda_
+    cls._new_shared_cuda = staticmethod(_new_shared_cuda)
+    cls._release_ipc_counter_cuda = staticmethod(_release_ipc_counter_cuda)
 
 
 def apply(C: ModuleType) -> None:

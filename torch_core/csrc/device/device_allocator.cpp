@@ -12,6 +12,7 @@
 #include "torch_core/csrc/device/backend.h"
 #include "torch_core/csrc/device/deleter_table.h"
 #include "torch_core/csrc/device/gpu_trace.h"
+#include "torch_core/csrc/device/ipc_sharing.h"
 #include "torch_core/csrc/device/runtime_call.h"
 #include "torch_core/csrc/runtime/allocator_config.h"
 #include "torch_core/csrc/runtime/allocator_errors.h"
@@ -98,7 +99,16 @@ c10::DataPtr DeviceCachingAllocator::allocate_on(c10::DeviceIndex device, std::s
     }
   }
   const c10::Device where(device_type_, device);
-  void* ptr = runtime_call(device_type_, [&] { return core().allocate(device, bytes, stream); });
+  void* ptr = runtime_call(device_type_, [&] {
+    try {
+      return core().allocate(device, bytes, stream);
+    } catch (const OutOfMemoryError&) {
+      // Blocks shared with processes that have let them go may be what is missing (stock
+      // runs its IPC collection as a free-memory callback before it raises).
+      if (!collect_ipc()) throw;
+      return core().allocate(device, bytes, stream);
+    }
+  });
   if (ptr != nullptr) gpu_trace::memory_allocated(device_type_, ptr);
   return c10::DataPtr(ptr, ptr, raw_deleter(), where);
 }

@@ -78,4 +78,15 @@ void LazyRuntime::destroy_graph(GraphHandle graph) { runtime().destroy_graph(gra
 void LazyRuntime::destroy_graph_exec(GraphExecHandle graph) { runtime().destroy_graph_exec(graph); }
 void LazyRuntime::dump_graph(GraphHandle graph, const std::string& path) { runtime().dump_graph(graph, path); }
 
+std::string LazyRuntime::ipc_memory_handle(int device, void* base) { return runtime().ipc_memory_handle(device, base); }
+void* LazyRuntime::ipc_open_memory(int device, const std::string& handle) {
+  return runtime().ipc_open_memory(device, handle);
+}
+void LazyRuntime::ipc_close_memory(int device, void* ptr) { runtime().ipc_close_memory(device, ptr); }
+EventHandle LazyRuntime::create_ipc_event(int device) { return runtime().create_ipc_event(device); }
+std::string LazyRuntime::ipc_event_handle(EventHandle event) { return runtime().ipc_event_handle(event); }
+EventHandle LazyRuntime::ipc_open_event(int device, const std::string& handle) {
+  return runtime().ipc_open_event(device, handle);
+}
+
 }  // namespace torch_core

@@ -73,6 +73,13 @@ class LazyRuntime final : public DeviceRuntime {
   void destroy_graph_exec(GraphExecHandle graph) override;
   void dump_graph(GraphHandle graph, const std::string& path) override;
 
+  std::string ipc_memory_handle(int device, void* base) override;
+  void* ipc_open_memory(int device, const std::string& handle) override;
+  void ipc_close_memory(int device, void* ptr) override;
+  EventHandle create_ipc_event(int device) override;
+  std::string ipc_event_handle(EventHandle event) override;
+  EventHandle ipc_open_event(int device, const std::string& handle) override;
+
  private:
   DeviceRuntime& runtime() const { return const_cast<LazyRuntime*>(this)->get(); }
 

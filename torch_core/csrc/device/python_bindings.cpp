@@ -15,6 +15,7 @@
 #include "torch_core/csrc/aten/cpu_fallback.h"
 #include "torch_core/csrc/device/backend.h"
 #include "torch_core/csrc/device/graph_bindings.h"
+#include "torch_core/csrc/device/ipc_bindings.h"
 #include "torch_core/csrc/device/memory_history_bindings.h"
 #include "torch_core/csrc/device/pool_bindings.h"
 #include "torch_core/csrc/device/runtime_call.h"
@@ -232,6 +233,7 @@ void bind_device_api(py::module_& m, c10::DeviceType type) {
   bind_memory_history(m, backend);
   bind_graphs(m, backend);
   bind_pools(m, backend);
+  bind_ipc(m, backend);
   m.def("_mem_get_info", [b](int device) {
     return b->allocator().getMemoryInfo(b->checked_index(static_cast<c10::DeviceIndex>(device)));
   }, py::arg("device") = -1);

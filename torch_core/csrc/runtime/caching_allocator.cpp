@@ -136,6 +136,19 @@ void CachingAllocator::record_stream(void* ptr, int stream_device, StreamHandle 
   device_cache(it->second.device).record_stream(it->second.block, stream_device, stream);
 }
 
+void* CachingAllocator::segment_base(void* ptr) const {
+  Shard& owner = shard(ptr);
+  std::lock_guard<std::mutex> lock(owner.mutex);  // shard, then device, as record_stream
+  const auto it = owner.allocations.find(ptr);
+  if (it == owner.allocations.end()) {
+    std::ostringstream message;
+    message << "CachingAllocator::segment_base: " << ptr << " is not a live allocation of this allocator";
+    throw RuntimeError(message.str());
+  }
+  if (it->second.block == nullptr) return ptr;  // uncached: the runtime's allocation itself
+  return device_cache(it->second.device).segment_base(it->second.block);
+}
+
 void CachingAllocator::empty_cache() {
   for (auto& device : devices_) device->empty_cache();
 }

@@ -77,6 +77,11 @@ class CachingAllocator {
   void free(void* ptr);
   // Marks `ptr` as used on `stream` as well as its allocation stream (see above).
   void record_stream(void* ptr, int stream_device, StreamHandle stream);
+  // The start of the runtime allocation (segment) that holds the live block `ptr`: what
+  // an IPC handle names (stock's getBaseAllocation). Throws RuntimeError for a pointer
+  // this allocator did not hand out or whose segment is not the runtime's (a
+  // SegmentSource's memory cannot be shared).
+  void* segment_base(void* ptr) const;
   // torch.cuda.caching_allocator_enable. Caching stays off under config.uncached.
   void set_caching_enabled(bool enabled) { caching_.store(enabled, std::memory_order_release); }
   bool caching_enabled() const {

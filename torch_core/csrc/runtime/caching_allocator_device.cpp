@@ -192,6 +192,16 @@ void DeviceCache::record_stream(Block* block, int stream_device, StreamHandle st
   if (stream != block->stream) block->stream_uses.insert({stream, stream_device});
 }
 
+void* DeviceCache::segment_base(const Block* block) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (block->pool->source != nullptr) {
+    throw RuntimeError(device_type_ + " memory from a pluggable allocator or a MemPool's allocator cannot be "
+                       "shared with another process; copy it into memory of the default allocator first");
+  }
+  while (block->prev != nullptr) block = block->prev;
+  return block->ptr;
+}
+
 // Returns a freed block (no events outstanding) to its pool, merged with free neighbours.
 void DeviceCache::cache(Block* block) {
   record(TraceAction::kFreeCompleted, block->ptr, block->requested_size, block->stream,

@@ -43,6 +43,9 @@ class DeviceCache {
   Block* malloc(std::size_t size, StreamHandle stream, Traceback context);
   void free(Block* block, Traceback context);
   void record_stream(Block* block, int stream_device, StreamHandle stream);
+  // The first address of the segment `block` is part of; throws RuntimeError when the
+  // segment came from a SegmentSource rather than the runtime.
+  void* segment_base(const Block* block);
   // Waits for pending events, then gives every unsplit cached segment back.
   void empty_cache();
   DeviceStats stats();

@@ -156,10 +156,37 @@ class DeviceRuntime {
     no_graphs("dump_graph");
   }
 
+  // --- Interprocess sharing (CUDA IPC) -------------------------------------------
+  // Optional: a runtime without it keeps these defaults, which refuse clearly. Handles
+  // are kIpcHandleBytes bytes (cudaIpcMemHandle_t, cudaIpcEventHandle_t) that another
+  // process of the same machine opens; opening one's own handle is an error, as in CUDA.
+  static constexpr std::size_t kIpcHandleBytes = 64;
+  // A handle to the allocation that allocate() returned as `base` on `device`
+  // (cudaIpcGetMemHandle); the same bytes for as long as the allocation lives.
+  virtual std::string ipc_memory_handle(int /*device*/, void* /*base*/) { no_ipc("ipc_memory_handle"); }
+  // Maps another process's allocation as memory of `device`, which must be current
+  // (cudaIpcOpenMemHandle); usable until ipc_close_memory(), never free()d.
+  virtual void* ipc_open_memory(int /*device*/, const std::string& /*handle*/) { no_ipc("ipc_open_memory"); }
+  virtual void ipc_close_memory(int /*device*/, void* /*ptr*/) { no_ipc("ipc_close_memory"); }
+  // An event that other processes can wait for (cudaEventInterprocess, no timing); the
+  // usual event calls and destroy_event() apply to it.
+  virtual EventHandle create_ipc_event(int /*device*/) { no_ipc("create_ipc_event"); }
+  virtual std::string ipc_event_handle(EventHandle /*event*/) { no_ipc("ipc_event_handle"); }
+  // Another process's event as an event of `device` (current): stream_wait_event(),
+  // query_event() and synchronize_event() see the records made there; destroy_event()
+  // closes it.
+  virtual EventHandle ipc_open_event(int /*device*/, const std::string& /*handle*/) {
+    no_ipc("ipc_open_event");
+  }
+
  private:
   [[noreturn]] static void no_graphs(const char* call) {
     throw RuntimeError(std::string(call) +
                        ": this device's runtime does not support graphs (stream capture)");
+  }
+  [[noreturn]] static void no_ipc(const char* call) {
+    throw RuntimeError(std::string(call) +
+                       ": this device's runtime cannot share memory or events with other processes");
   }
 };
 

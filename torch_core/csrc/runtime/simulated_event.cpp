@@ -9,7 +9,9 @@ namespace torch_core {
 std::uint64_t SimulatedEvent::begin_record(const void* stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   recorded_on_ = stream;
-  return ++recorded_;
+  ++recorded_;
+  if (published_ != nullptr) published_->recorded.store(recorded_, std::memory_order_release);
+  return recorded_;
 }
 
 void SimulatedEvent::complete(std::uint64_t id) {
@@ -20,6 +22,7 @@ void SimulatedEvent::complete(std::uint64_t id) {
     completed_after_.erase(completed_after_.begin());
     ++completed_through_;
   }
+  if (published_ != nullptr) published_->completed.store(completed_through_, std::memory_order_release);
   // An older record finishing late must not overwrite a newer one's time.
   if (id > timed_) {
     timed_ = id;
@@ -33,21 +36,31 @@ bool SimulatedEvent::done(std::uint64_t id) const {
 }
 
 std::uint64_t SimulatedEvent::latest_record() const {
+  if (remote_ != nullptr) return remote_->slot->recorded.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(mutex_);
   return recorded_;
 }
 
 bool SimulatedEvent::is_complete(std::uint64_t id) const {
+  if (remote_ != nullptr) {
+    return remote_->slot->completed.load(std::memory_order_acquire) >= id ||
+           remote_->slot->generation.load(std::memory_order_acquire) != remote_->generation;
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   return done(id);
 }
 
 void SimulatedEvent::wait(std::uint64_t id) const {
+  if (remote_ != nullptr) {
+    remote_->wait(id);
+    return;
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   completed_cv_.wait(lock, [&] { return done(id); });
 }
 
 bool SimulatedEvent::pending_on(std::uint64_t id, const void* stream) const {
+  if (remote_ != nullptr) return false;  // recorded in another process
   std::lock_guard<std::mutex> lock(mutex_);
   return !done(id) && id == recorded_ && recorded_on_ == stream;
 }

@@ -7,13 +7,20 @@
 // event never recorded counts as complete. Records on different streams complete in any
 // order, so each record's completion is kept: a wait for record 1 is not released by
 // record 2 finishing first.
+//
+// An interprocess event also publishes its latest record and how far its records have
+// completed to a shared slot; an event opened from another process's handle is a view of
+// such a slot, which it only reads.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <set>
+
+#include "torch_core/csrc/runtime/simulated_ipc.h"
 
 namespace torch_core {
 
@@ -22,9 +29,17 @@ class SimulatedEvent {
   using Clock = std::chrono::steady_clock;
 
   SimulatedEvent(int device, bool enable_timing) : device_(device), timing_(enable_timing) {}
+  // An interprocess event (no timing) publishing to `slot`.
+  SimulatedEvent(int device, std::shared_ptr<SimulatedIpcEventSlot> slot)
+      : device_(device), timing_(false), published_(std::move(slot)) {}
+  // Another process's event, opened from its handle.
+  SimulatedEvent(int device, SimulatedRemoteEvent remote)
+      : device_(device), timing_(false), remote_(std::make_unique<SimulatedRemoteEvent>(std::move(remote))) {}
 
   int device() const { return device_; }
   bool timing_enabled() const { return timing_; }
+  const SimulatedIpcEventSlot* published_slot() const { return published_.get(); }
+  bool is_remote() const { return remote_ != nullptr; }
 
   // Starts a new record, whose marker goes on `stream`, and returns its id (1, 2, ...).
   std::uint64_t begin_record(const void* stream);
@@ -44,6 +59,8 @@ class SimulatedEvent {
  private:
   const int device_;
   const bool timing_;
+  const std::shared_ptr<SimulatedIpcEventSlot> published_;  // null: not interprocess
+  const std::unique_ptr<const SimulatedRemoteEvent> remote_;  // null: this process's own
   mutable std::mutex mutex_;
   mutable std::condition_variable completed_cv_;
   bool done(std::uint64_t id) const;  // callers hold mutex_

@@ -13,6 +13,7 @@
 
 #include "torch_core/csrc/runtime/pointer_text.h"
 #include "torch_core/csrc/runtime/simulated_event.h"
+#include "torch_core/csrc/runtime/simulated_ipc.h"
 #include "torch_core/csrc/runtime/simulated_memory.h"
 #include "torch_core/csrc/runtime/simulated_stream.h"
 
@@ -43,7 +44,10 @@ thread_local std::unordered_map<std::uint64_t, int> current_devices;
 }  // namespace
 
 SimulatedRuntime::SimulatedRuntime(SimulatedConfig config)
-    : config_(config), id_(next_runtime_id.fetch_add(1)), owner_pid_(static_cast<int>(getpid())) {
+    : config_(config),
+      id_(next_runtime_id.fetch_add(1)),
+      owner_pid_(static_cast<int>(getpid())),
+      ipc_events_(std::make_shared<SimulatedIpcEventTable>()) {
   register_fork_handler();
   if (config_.device_count < 0) {
     throw RuntimeError("SimulatedConfig: device_count is " + std::to_string(config_.device_count) +
@@ -52,7 +56,7 @@ SimulatedRuntime::SimulatedRuntime(SimulatedConfig config)
   devices_.resize(static_cast<std::size_t>(config_.device_count));
   for (int device = 0; device < config_.device_count; ++device) {
     Device& state = devices_[static_cast<std::size_t>(device)];
-    state.memory = std::make_unique<SimulatedMemoryPool>(config_.memory_bytes_per_device);
+    state.memory = std::make_unique<SimulatedMemoryPool>(config_.memory_bytes_per_device, /*shared=*/true);
     state.default_stream = std::make_shared<SimulatedStream>(device, kPriorityRange.least);
     streams_.emplace(state.default_stream.get(), state.default_stream);
   }
@@ -296,10 +300,14 @@ SimulatedRuntime::EventPtr SimulatedRuntime::find_event(EventHandle event, const
 
 EventHandle SimulatedRuntime::create_event(int device, bool enable_timing) {
   check_device(device, "create_event");
-  auto event = std::make_shared<SimulatedEvent>(device, enable_timing);
+  const auto event = std::make_shared<SimulatedEvent>(device, enable_timing);
+  add_event(event);
+  return event.get();
+}
+
+void SimulatedRuntime::add_event(const EventPtr& event) {
   std::lock_guard<std::mutex> lock(events_mutex_);
   events_.emplace(event.get(), event);
-  return event.get();
 }
 
 void SimulatedRuntime::destroy_event(EventHandle event) {
@@ -316,6 +324,10 @@ void SimulatedRuntime::record_event(EventHandle event, StreamHandle stream) {
   check_not_forked("record_event");
   const EventPtr target = find_event(event, "record_event");
   const StreamPtr on = stream_for(stream, "record_event", StreamUse::kQueueOrWait);
+  if (target->is_remote()) {
+    throw RuntimeError("record_event: the event was opened from another process's handle; only the "
+                       "process that created it records it here");
+  }
   if (target->device() != on->device()) {
     throw RuntimeError("record_event: the event belongs to simulated device " +
                        std::to_string(target->device()) + " but the stream to device " +

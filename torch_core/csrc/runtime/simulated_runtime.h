@@ -49,7 +49,9 @@ namespace torch_core {
 class SimulatedCapture;
 class SimulatedEvent;
 struct SimulatedGraph;
+class SimulatedIpcEventTable;
 class SimulatedMemoryPool;
+class SimulatedSharedMapping;
 class SimulatedStream;
 
 class SimulatedRuntime final : public DeviceRuntime {
@@ -105,6 +107,14 @@ class SimulatedRuntime final : public DeviceRuntime {
   void destroy_graph_exec(GraphExecHandle graph) override;
   // A DOT file with one node per captured work item, in order.
   void dump_graph(GraphHandle graph, const std::string& path) override;
+
+  // Device memory is a shared-memory file per device; see simulated_ipc.h.
+  std::string ipc_memory_handle(int device, void* base) override;
+  void* ipc_open_memory(int device, const std::string& handle) override;
+  void ipc_close_memory(int device, void* ptr) override;
+  EventHandle create_ipc_event(int device) override;
+  std::string ipc_event_handle(EventHandle event) override;
+  EventHandle ipc_open_event(int device, const std::string& handle) override;
 
   // --- Beyond the interface ----------------------------------------------------------
   // Runs `work` on `stream` in stream order: the simulated device's "kernel launch".
@@ -182,6 +192,16 @@ class SimulatedRuntime final : public DeviceRuntime {
   std::unordered_map<EventHandle, CapturedRecord> captured_records_;
   std::unordered_map<void*, std::shared_ptr<SimulatedGraph>> graphs_;       // captured
   std::unordered_map<void*, std::shared_ptr<SimulatedGraph>> graph_execs_;  // instantiated
+
+  // --- Interprocess sharing (simulated_runtime_ipc.cpp) ---
+  void add_event(const EventPtr& event);
+  struct OpenedMemory {
+    int device;
+    std::shared_ptr<SimulatedSharedMapping> mapping;
+  };
+  std::mutex ipc_mutex_;
+  std::unordered_map<void*, OpenedMemory> opened_memory_;  // by the pointer handed out
+  const std::shared_ptr<SimulatedIpcEventTable> ipc_events_;
 };
 
 }  // namespace torch_core

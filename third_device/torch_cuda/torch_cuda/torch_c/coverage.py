@@ -100,7 +100,7 @@ PROVIDED: dict[str, str] = {
     "_scatter_out": "torch_cuda.torch_c.comm.scatter_out",
     "_gather": "torch_cuda.torch_c.comm.gather",
     "_gather_out": "torch_cuda.torch_c.comm.gather_out",
-    "_cuda_ipc_collect": "no-op (no CUDA IPC)",
+    "_cuda_ipc_collect": "_CUDAC._ipc_collect (frees what consumers let go)",
     # Outside the 93 too: torch.cuda.graph's __enter__ calls it; torch.cuda.MemPool's base.
     "_host_emptyCache": "_CUDAC._empty_host_cache (the pinned host allocator's cache)",
     "_MemPool": "_CUDAC._MemPool (a private pool of the caching allocator, own allocator optional)",

@@ -166,7 +166,7 @@ def build(C: ModuleType) -> Names:
 
     @names.export
     def _cuda_ipc_collect() -> None:
-        return None
+        C._ipc_collect()
 
     if hasattr(C, "_spin"):  # the real variant: a kernel that spins on the GPU
         names["_cuda_sleep"] = C._spin

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -306,6 +307,77 @@ float CudaRuntime::elapsed_ms(EventHandle start, EventHandle end) {
   float ms = 0.0f;
   TORCH_CUDA_CHECK(cudaEventElapsedTime(&ms, as_event(start), as_event(end)));
   return ms;
+}
+
+// --- Interprocess sharing ---------------------------------------------------------------
+
+namespace {
+
+template <typename Handle>
+Handle handle_from_bytes(const std::string& bytes, const char* call) {
+  static_assert(sizeof(Handle) == torch_core::DeviceRuntime::kIpcHandleBytes, "CUDA IPC handles are 64 bytes");
+  if (bytes.size() != sizeof(Handle)) {
+    throw torch_core::RuntimeError(std::string(call) + ": invalid CUDA IPC handle of " + std::to_string(bytes.size()) +
+                                   " bytes (expected " + std::to_string(sizeof(Handle)) + ")");
+  }
+  Handle handle;
+  std::memcpy(&handle, bytes.data(), sizeof(Handle));
+  return handle;
+}
+
+template <typename Handle>
+std::string bytes_of(const Handle& handle) {
+  return std::string(reinterpret_cast<const char*>(&handle), sizeof(Handle));
+}
+
+}  // namespace
+
+std::string CudaRuntime::ipc_memory_handle(int device, void* base) {
+  check_device(device, "ipc_memory_handle");
+  DeviceGuard guard(device);
+  cudaIpcMemHandle_t handle;
+  TORCH_CUDA_CHECK(cudaIpcGetMemHandle(&handle, base));
+  return bytes_of(handle);
+}
+
+void* CudaRuntime::ipc_open_memory(int device, const std::string& handle) {
+  check_device(device, "ipc_open_memory");
+  const auto mem_handle = handle_from_bytes<cudaIpcMemHandle_t>(handle, "ipc_open_memory");
+  DeviceGuard guard(device);
+  void* ptr = nullptr;
+  // Lazy peer access: the allocation may live on another device than `device`.
+  TORCH_CUDA_CHECK(cudaIpcOpenMemHandle(&ptr, mem_handle, cudaIpcMemLazyEnablePeerAccess));
+  return ptr;
+}
+
+void CudaRuntime::ipc_close_memory(int device, void* ptr) {
+  check_device(device, "ipc_close_memory");
+  DeviceGuard guard(device);
+  TORCH_CUDA_CHECK(cudaIpcCloseMemHandle(ptr));
+}
+
+EventHandle CudaRuntime::create_ipc_event(int device) {
+  check_device(device, "create_ipc_event");
+  DeviceGuard guard(device);
+  cudaEvent_t event = nullptr;
+  // CUDA requires interprocess events to have timing disabled.
+  TORCH_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming | cudaEventInterprocess));
+  return event;
+}
+
+std::string CudaRuntime::ipc_event_handle(EventHandle event) {
+  cudaIpcEventHandle_t handle;
+  TORCH_CUDA_CHECK(cudaIpcGetEventHandle(&handle, as_event(event)));
+  return bytes_of(handle);
+}
+
+EventHandle CudaRuntime::ipc_open_event(int device, const std::string& handle) {
+  check_device(device, "ipc_open_event");
+  const auto event_handle = handle_from_bytes<cudaIpcEventHandle_t>(handle, "ipc_open_event");
+  DeviceGuard guard(device);
+  cudaEvent_t event = nullptr;
+  TORCH_CUDA_CHECK(cudaIpcOpenEventHandle(&event, event_handle));
+  return event;
 }
 
 }  // namespace torch_cuda

@@ -70,6 +70,15 @@ class CudaRuntime final : public torch_core::DeviceRuntime {
   void destroy_graph(torch_core::GraphHandle graph) override;
   void destroy_graph_exec(torch_core::GraphExecHandle graph) override;
   void dump_graph(torch_core::GraphHandle graph, const std::string& path) override;
+
+  // --- Interprocess sharing: CUDA IPC ------------------------------------------------
+  // Handles are the bytes of cudaIpcMemHandle_t and cudaIpcEventHandle_t.
+  std::string ipc_memory_handle(int device, void* base) override;
+  void* ipc_open_memory(int device, const std::string& handle) override;
+  void ipc_close_memory(int device, void* ptr) override;
+  torch_core::EventHandle create_ipc_event(int device) override;
+  std::string ipc_event_handle(torch_core::EventHandle event) override;
+  torch_core::EventHandle ipc_open_event(int device, const std::string& handle) override;
 };
 
 }  // namespace torch_cuda

@@ -1,0 +1,89 @@
+#include "torch_core/csrc/runtime/simulated_shared_heap.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <iterator>
+#include <limits>
+
+namespace torch_core {
+
+std::size_t SimulatedSharedHeap::page_size() {
+  static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+std::size_t SimulatedSharedHeap::round_to_page(std::size_t bytes) {
+  const std::size_t page = page_size();
+  if (bytes > std::numeric_limits<std::size_t>::max() - page) return 0;
+  return (bytes + page - 1) / page * page;
+}
+
+SimulatedSharedHeap::~SimulatedSharedHeap() {
+  if (base_ != nullptr) munmap(base_, range_);
+  if (fd_ >= 0) close(fd_);
+}
+
+bool SimulatedSharedHeap::map_locked() {
+  if (base_ != nullptr) return true;
+  if (range_ == 0) return false;
+  // Close-on-exec: a spawned child opens the file through /proc, it inherits nothing.
+  const int fd = memfd_create("torch_core_simulated_device", MFD_CLOEXEC);
+  if (fd < 0) return false;
+  if (ftruncate(fd, static_cast<off_t>(range_)) != 0) {
+    close(fd);
+    return false;
+  }
+  void* base = mmap(nullptr, range_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  if (base == MAP_FAILED) {
+    close(fd);
+    return false;
+  }
+  fd_ = fd;
+  base_ = static_cast<char*>(base);
+  free_.emplace(0, range_);
+  return true;
+}
+
+void* SimulatedSharedHeap::allocate(std::size_t bytes) {
+  const std::size_t length = round_to_page(bytes);
+  if (length == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!map_locked()) return nullptr;
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    if (it->second < length) continue;
+    const std::size_t offset = it->first;
+    const std::size_t rest = it->second - length;
+    free_.erase(it);
+    if (rest > 0) free_.emplace(offset + length, rest);
+    return base_ + offset;
+  }
+  return nullptr;
+}
+
+void SimulatedSharedHeap::release(void* ptr, std::size_t bytes) {
+  const std::size_t length = round_to_page(bytes);
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::size_t offset = offset_of(ptr);
+  std::size_t span = length;
+  // Gives the pages back; a stale pointer into the range now reads zeros.
+  fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+            static_cast<off_t>(length));
+  auto next = free_.lower_bound(offset);
+  if (next != free_.end() && next->first == offset + span) {
+    span += next->second;
+    next = free_.erase(next);
+  }
+  if (next != free_.begin()) {
+    const auto previous = std::prev(next);
+    if (previous->first + previous->second == offset) {
+      offset = previous->first;
+      span += previous->second;
+      free_.erase(previous);
+    }
+  }
+  free_.emplace(offset, span);
+}
+
+}  // namespace torch_core

@@ -1,0 +1,48 @@
+// One simulated device's memory as a shared-memory file (memfd), so that another process
+// can map an allocation of it: the simulated counterpart of CUDA IPC. Internal to the
+// simulated runtime.
+//
+// The file is as large as the heap's address range but sparse: pages exist once touched,
+// and a released range is punched out of the file, giving its pages back (and reading
+// as zeros if a stale pointer reads it). Ranges are page-aligned, first fit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+namespace torch_core {
+
+class SimulatedSharedHeap {
+ public:
+  // Reserves `range_bytes` of address space; nothing is mapped until the first allocate().
+  explicit SimulatedSharedHeap(std::size_t range_bytes) : range_(round_to_page(range_bytes)) {}
+  ~SimulatedSharedHeap();
+  SimulatedSharedHeap(const SimulatedSharedHeap&) = delete;
+  SimulatedSharedHeap& operator=(const SimulatedSharedHeap&) = delete;
+
+  // nullptr when no free range is large enough or the host refuses the file or mapping.
+  void* allocate(std::size_t bytes);
+  void release(void* ptr, std::size_t bytes);
+
+  // The file other processes open through /proc/<pid>/fd/<fd>, and where `ptr` lies in it.
+  int fd() const { return fd_; }
+  std::size_t offset_of(const void* ptr) const {
+    return static_cast<std::size_t>(static_cast<const char*>(ptr) - base_);
+  }
+
+  static std::size_t page_size();
+  static std::size_t round_to_page(std::size_t bytes);
+
+ private:
+  bool map_locked();  // creates the file and the mapping; false when the host refuses
+
+  const std::size_t range_;
+  std::mutex mutex_;
+  int fd_ = -1;
+  char* base_ = nullptr;
+  std::map<std::size_t, std::size_t> free_;  // offset -> length, coalesced
+};
+
+}  // namespace torch_core
