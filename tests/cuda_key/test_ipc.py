@@ -1,6 +1,7 @@
 """CUDA tensors shared with spawned processes through torch.multiprocessing (CUDA IPC), as
 stock CUDA torch shares them: the consumer maps the producer's memory (writes are seen both
-ways), waits for the work the producer queued on it before sending, holds the producer's
+ways), waits for the work the producer queued on it before sending (and for an
+interprocess torch.cuda.Event sent on its own), holds the producer's
 block until it lets go (torch.cuda.ipc_collect then frees it), and cannot send a tensor it
 received. On the simulated variant the device memory is a shared-memory file; on the real
 one the same calls are cudaIpc*.
@@ -43,6 +44,9 @@ def _consumer(requests: mp.Queue, replies: mp.Queue) -> None:
                 del tensor
                 gc.collect()
                 replies.put("dropped")
+            elif command == "wait_sum":  # the argument: an event the parent recorded
+                argument.wait()
+                replies.put((float(held[-1].sum()), argument.query()))
             elif command == "resend":
                 ForkingPickler.dumps(tensor)  # what a queue's put does with it: refused
                 replies.put("sent")
@@ -129,6 +133,22 @@ class SharedTensors(unittest.TestCase):
             self.assertEqual(again.numel(), 10 << 18)
         finally:
             torch.cuda.set_per_process_memory_fraction(1.0)
+
+    def test_sent_event_orders_the_consumer(self) -> None:
+        # torch.cuda.Event(interprocess=True) on a queue: the consumer's stream waits for
+        # what the producer queued before recording it.
+        tensor = torch.zeros(1 << 16, device="cuda")
+        self.ask("hold", tensor)
+        event = torch.cuda.Event(interprocess=True)
+        torch.cuda._sleep(200 * 2_000_000)  # ~200 ms of device work before the fill
+        tensor.fill_(4.0)
+        event.record()
+        self.assertEqual(self.ask("wait_sum", None, event), (4.0 * (1 << 16), True))
+        self.assertEqual(self.ask("drop", None), "dropped")
+        with self.assertRaisesRegex(RuntimeError, "interprocess=True"):
+            torch.cuda.Event().ipc_handle()
+        with self.assertRaisesRegex(RuntimeError, "timing disabled"):
+            torch.cuda.Event(enable_timing=True, interprocess=True)
 
     def test_received_tensor_is_not_sent_on(self) -> None:
         reply = self.ask("resend", torch.ones(3, device="cuda"))

@@ -1,6 +1,7 @@
 #include "torch_core/csrc/device/ipc_bindings.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include <torch/csrc/Storage.h>
 
 #include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/ipc_event.h"
 #include "torch_core/csrc/device/ipc_sharing.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
 
@@ -79,6 +81,35 @@ void bind_ipc(py::module_& m, Backend& backend) {
   m.def("_release_ipc_counter", [](const py::bytes& ref_counter, std::int64_t ref_counter_offset) {
     release_ipc_counter(std::string(ref_counter), ref_counter_offset);
   }, py::arg("ref_counter_handle"), py::arg("ref_counter_offset"));
+
+  // torch.cuda.Event(interprocess=True) and Event.from_ipc_handle (torch_cuda's
+  // _CudaEventBase); streams come as torch.Stream's (stream_id, device_index, device_type).
+  Backend* b = &backend;  // process-lifetime: captured by pointer
+  const auto checked = [b](int device) {
+    return static_cast<int>(b->checked_index(static_cast<c10::DeviceIndex>(device)));
+  };
+  py::class_<IpcEvent>(m, "_IpcEvent")
+      .def(py::init([b, checked](int device) { return std::make_unique<IpcEvent>(*b, checked(device)); }),
+           py::arg("device"))
+      .def_static("open", [b, checked](int device, const py::bytes& handle) {
+        return std::make_unique<IpcEvent>(*b, checked(device), handle_bytes(handle));
+      }, py::arg("device"), py::arg("handle"))
+      .def("record", [](IpcEvent& event, int64_t stream_id, int64_t device_index, int64_t device_type) {
+        const auto stream = c10::Stream::unpack3(stream_id, static_cast<c10::DeviceIndex>(device_index),
+                                                 static_cast<c10::DeviceType>(device_type));
+        py::gil_scoped_release no_gil;
+        event.record(stream);
+      }, py::arg("stream_id"), py::arg("device_index"), py::arg("device_type"))
+      .def("wait", [](IpcEvent& event, int64_t stream_id, int64_t device_index, int64_t device_type) {
+        const auto stream = c10::Stream::unpack3(stream_id, static_cast<c10::DeviceIndex>(device_index),
+                                                 static_cast<c10::DeviceType>(device_type));
+        py::gil_scoped_release no_gil;
+        event.wait(stream);
+      }, py::arg("stream_id"), py::arg("device_index"), py::arg("device_type"))
+      .def("query", &IpcEvent::query, py::call_guard<py::gil_scoped_release>())
+      .def("synchronize", &IpcEvent::synchronize, py::call_guard<py::gil_scoped_release>())
+      .def("ipc_handle", [](IpcEvent& event) { return py::bytes(event.handle()); })
+      .def_property_readonly("device", &IpcEvent::device);
 
   m.def("_ipc_collect", [] {
     py::gil_scoped_release no_gil;

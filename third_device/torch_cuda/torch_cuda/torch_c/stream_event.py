@@ -9,6 +9,12 @@ from types import ModuleType
 from torch_cuda.torch_c.device import current_device
 
 
+def _current_stream() -> object:
+    import torch
+
+    return torch.cuda.current_stream()
+
+
 def build(torch_C: ModuleType, C: ModuleType) -> dict[str, type]:
     class _CudaStreamBase(torch_C.Stream):
         """torch._C._CudaStreamBase (THCPStream) over torch._C.Stream."""
@@ -46,7 +52,9 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, type]:
                 return int(C._current_raw_stream(self.device_index))
 
     class _CudaEventBase(torch_C.Event):
-        """torch._C._CudaEventBase (THCPEvent) over torch._C.Event."""
+        """torch._C._CudaEventBase (THCPEvent) over torch._C.Event. An interprocess event
+        (interprocess=True, or opened by from_ipc_handle) is the runtime's IPC event,
+        _CUDAC._IpcEvent, made on first use: torch._C.Event cannot make one."""
 
         def __new__(
             cls,
@@ -57,15 +65,68 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, type]:
         ) -> _CudaEventBase:
             import torch
 
+            if interprocess and enable_timing:
+                raise RuntimeError(
+                    "An interprocess event cannot measure time: CUDA requires interprocess "
+                    "events to have timing disabled (enable_timing=False)"
+                )
+            index = current_device(C)
             event = torch_C.Event.__new__(
                 cls,
-                device=torch.device("cuda", current_device(C)),
+                device=torch.device("cuda", index),
                 enable_timing=enable_timing,
                 blocking=blocking,
                 interprocess=interprocess,
             )
             event._enable_timing = bool(enable_timing)  # torch._C.Event does not say
+            event._interprocess = bool(interprocess)
+            event._ipc_device = index  # torch._C.Event's device has no index until recorded
+            event._ipc = None
             return event
+
+        @classmethod
+        def from_ipc_handle(cls, device: object, handle: bytes) -> _CudaEventBase:
+            import torch
+
+            index = device if isinstance(device, int) else torch.device(device).index
+            index = current_device(C) if index is None else index
+            event = torch_C.Event.__new__(cls, device=torch.device("cuda", index))
+            event._enable_timing = False
+            event._interprocess = True
+            event._ipc_device = index
+            event._ipc = C._IpcEvent.open(index, bytes(handle))
+            return event
+
+        def _ipc_event(self) -> object:
+            if self._ipc is None:
+                self._ipc = C._IpcEvent(self._ipc_device)
+            return self._ipc
+
+        def record(self, stream: torch_C.Stream | None = None) -> None:
+            if not self._interprocess:
+                return super().record(stream)
+            stream = _current_stream() if stream is None else stream
+            self._ipc_event().record(stream.stream_id, stream.device_index, stream.device_type)
+            return None
+
+        def wait(self, stream: torch_C.Stream | None = None) -> None:
+            if not self._interprocess:
+                return super().wait(stream)
+            stream = _current_stream() if stream is None else stream
+            self._ipc_event().wait(stream.stream_id, stream.device_index, stream.device_type)
+            return None
+
+        def query(self) -> bool:
+            if not self._interprocess:
+                return super().query()
+            return self._ipc is None or self._ipc.query()  # never recorded: complete
+
+        def synchronize(self) -> None:
+            if not self._interprocess:
+                return super().synchronize()
+            if self._ipc is not None:
+                self._ipc.synchronize()
+            return None
 
         @property
         def cuda_event(self) -> int:
@@ -84,6 +145,11 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, type]:
             )
 
         def ipc_handle(self) -> bytes:
-            raise RuntimeError("torch_cuda: interprocess events are not supported")
+            if not self._interprocess:
+                raise RuntimeError(
+                    "ipc_handle: the event was not created as an interprocess event; create "
+                    "it with torch.cuda.Event(interprocess=True)"
+                )
+            return self._ipc_event().ipc_handle()
 
     return {"_CudaStreamBase": _CudaStreamBase, "_CudaEventBase": _CudaEventBase}
