@@ -31,6 +31,12 @@ std::string handle_bytes(const py::bytes& handle) {
   return bytes;
 }
 
+// A torch.Stream as Python hands it over: (stream_id, device_index, device_type).
+c10::Stream stream_of(int64_t stream_id, int64_t device_index, int64_t device_type) {
+  return c10::Stream::unpack3(stream_id, static_cast<c10::DeviceIndex>(device_index),
+                              static_cast<c10::DeviceType>(device_type));
+}
+
 }  // namespace
 
 void bind_ipc(py::module_& m, Backend& backend) {
@@ -94,18 +100,14 @@ void bind_ipc(py::module_& m, Backend& backend) {
       .def_static("open", [b, checked](int device, const py::bytes& handle) {
         return std::make_unique<IpcEvent>(*b, checked(device), handle_bytes(handle));
       }, py::arg("device"), py::arg("handle"))
-      .def("record", [](IpcEvent& event, int64_t stream_id, int64_t device_index, int64_t device_type) {
-        const auto stream = c10::Stream::unpack3(stream_id, static_cast<c10::DeviceIndex>(device_index),
-                                                 static_cast<c10::DeviceType>(device_type));
-        py::gil_scoped_release no_gil;
-        event.record(stream);
-      }, py::arg("stream_id"), py::arg("device_index"), py::arg("device_type"))
-      .def("wait", [](IpcEvent& event, int64_t stream_id, int64_t device_index, int64_t device_type) {
-        const auto stream = c10::Stream::unpack3(stream_id, static_cast<c10::DeviceIndex>(device_index),
-                                                 static_cast<c10::DeviceType>(device_type));
-        py::gil_scoped_release no_gil;
-        event.wait(stream);
-      }, py::arg("stream_id"), py::arg("device_index"), py::arg("device_type"))
+      .def("record", [](IpcEvent& event, int64_t id, int64_t index, int64_t type) {
+        event.record(stream_of(id, index, type));
+      }, py::arg("stream_id"), py::arg("device_index"), py::arg("device_type"),
+         py::call_guard<py::gil_scoped_release>())
+      .def("wait", [](IpcEvent& event, int64_t id, int64_t index, int64_t type) {
+        event.wait(stream_of(id, index, type));
+      }, py::arg("stream_id"), py::arg("device_index"), py::arg("device_type"),
+         py::call_guard<py::gil_scoped_release>())
       .def("query", &IpcEvent::query, py::call_guard<py::gil_scoped_release>())
       .def("synchronize", &IpcEvent::synchronize, py::call_guard<py::gil_scoped_release>())
       .def("ipc_handle", [](IpcEvent& event) { return py::bytes(event.handle()); })
