@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <iterator>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -158,6 +159,10 @@ std::shared_ptr<void> open_memory(Backend& backend, int device, const std::strin
   const auto key = std::make_tuple(backend.device_type(), device, handle);
   std::lock_guard<std::mutex> lock(s.opened_mutex);
   if (auto existing = s.opened[key].lock()) return existing;
+  // Forget the allocations whose last storage here has gone (their mappings are closed).
+  for (auto it = s.opened.begin(); it != s.opened.end();) {
+    it = it->second.expired() && it->first != key ? s.opened.erase(it) : std::next(it);
+  }
   void* base = runtime_call(backend.device_type(), [&] { return backend.runtime().ipc_open_memory(device, handle); });
   Backend* owner = &backend;
   std::shared_ptr<void> mapping(base, [owner, device](void* ptr) {

@@ -35,6 +35,10 @@ std::string SimulatedRuntime::ipc_memory_handle(int device, void* base) {
                        "simulated device " + std::to_string(device) +
                        " (a handle shares a whole allocation, as cudaIpcGetMemHandle's)");
   }
+  if (where.fd < 0) {
+    throw RuntimeError("ipc_memory_handle: this host refused a shared-memory file (memfd_create) when simulated "
+                       "device " + std::to_string(device) + " first allocated, so its memory cannot be shared");
+  }
   SimulatedIpcMemory memory;
   memory.pid = owner_pid_;
   memory.fd = where.fd;

@@ -29,15 +29,18 @@ bool SimulatedSharedHeap::map_locked() {
   if (base_ != nullptr) return true;
   if (range_ == 0) return false;
   // Close-on-exec: a spawned child opens the file through /proc, it inherits nothing.
-  const int fd = memfd_create("torch_core_simulated_device", MFD_CLOEXEC);
-  if (fd < 0) return false;
-  if (ftruncate(fd, static_cast<off_t>(range_)) != 0) {
+  int fd = memfd_create("torch_core_simulated_device", MFD_CLOEXEC);
+  if (fd >= 0 && ftruncate(fd, static_cast<off_t>(range_)) != 0) {
     close(fd);
-    return false;
+    fd = -1;
   }
-  void* base = mmap(nullptr, range_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  // A host that refuses the file (a seccomp filter, say) still gets device memory, private
+  // to this process: everything works but sharing it (fd() is -1).
+  void* base = fd >= 0 ? mmap(nullptr, range_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)
+                       : mmap(nullptr, range_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                              -1, 0);
   if (base == MAP_FAILED) {
-    close(fd);
+    if (fd >= 0) close(fd);
     return false;
   }
   fd_ = fd;
@@ -68,8 +71,12 @@ void SimulatedSharedHeap::release(void* ptr, std::size_t bytes) {
   std::size_t offset = offset_of(ptr);
   std::size_t span = length;
   // Gives the pages back; a stale pointer into the range now reads zeros.
-  fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-            static_cast<off_t>(length));
+  if (fd_ >= 0) {
+    fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+              static_cast<off_t>(length));
+  } else {
+    madvise(base_ + offset, length, MADV_DONTNEED);
+  }
   auto next = free_.lower_bound(offset);
   if (next != free_.end() && next->first == offset + span) {
     span += next->second;

@@ -26,7 +26,8 @@ class SimulatedSharedHeap {
   void* allocate(std::size_t bytes);
   void release(void* ptr, std::size_t bytes);
 
-  // The file other processes open through /proc/<pid>/fd/<fd>, and where `ptr` lies in it.
+  // The file other processes open through /proc/<pid>/fd/<fd> (-1 when the host refused
+  // to make one: the memory is then private), and where `ptr` lies in it.
   int fd() const { return fd_; }
   std::size_t offset_of(const void* ptr) const {
     return static_cast<std::size_t>(static_cast<const char*>(ptr) - base_);
