@@ -122,9 +122,49 @@ class MemPools(unittest.TestCase):
             sorted(counting.calls[2:]), [("free", 2 << 20, 0), ("free", 20 << 20, 0)]
         )
 
+    def test_use_on_oom_pool_serves_a_full_device(self) -> None:
+        # As stock: a request of the default pools that finds the device full takes a cached
+        # block of a use_on_oom pool, and only while that pool lives.
+        mib = 1 << 20
+        for use_on_oom in (True, False):
+            with self.subTest(use_on_oom=use_on_oom):
+                torch.cuda.empty_cache()
+                pool = torch.cuda.MemPool(use_on_oom=use_on_oom)
+                with torch.cuda.use_mem_pool(pool):
+                    cached = torch.empty(12 * mib, dtype=torch.uint8, device="cuda")
+                address = cached.data_ptr()
+                del cached  # cached in the pool: still reserved
+                total = torch.cuda.get_device_properties(0).total_memory
+                torch.cuda.set_per_process_memory_fraction(
+                    (torch.cuda.memory_reserved() + 4 * mib) / total
+                )
+                try:
+                    if use_on_oom:
+                        borrowed = torch.empty(12 * mib, dtype=torch.uint8, device="cuda")
+                        self.assertEqual(borrowed.data_ptr(), address)
+                        del borrowed
+                    else:
+                        with self.assertRaises(torch.OutOfMemoryError):
+                            torch.empty(12 * mib, dtype=torch.uint8, device="cuda")
+                finally:
+                    torch.cuda.set_per_process_memory_fraction(1.0)
+                del pool
+
+    def test_no_split_pool_hands_out_whole_segments(self) -> None:
+        mib = 1 << 20
+        for no_split, reserved in ((False, 20 * mib), (True, 40 * mib)):
+            with self.subTest(no_split=no_split):
+                pool = torch.cuda.MemPool(no_split=no_split)
+                with torch.cuda.use_mem_pool(pool):
+                    x = torch.empty(2 * mib, dtype=torch.uint8, device="cuda")
+                    y = torch.empty(2 * mib, dtype=torch.uint8, device="cuda")
+                segments = pool.snapshot()
+                self.assertEqual(sum(s["total_size"] for s in segments), reserved)
+                adjacent = y.data_ptr() - x.data_ptr() == 2 * mib
+                self.assertEqual(adjacent, not no_split)
+                del x, y, pool
+
     def test_memory_pool_misuse(self) -> None:
-        with self.assertRaisesRegex(RuntimeError, r"use_on_oom=True\) is not supported"):
-            torch.cuda.MemPool(use_on_oom=True)
         with self.assertRaisesRegex(RuntimeError, "Could not find pool"):
             torch._C._cuda_checkPoolLiveAllocations(0, (0, 987654), set())
 

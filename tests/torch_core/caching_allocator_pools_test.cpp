@@ -2,7 +2,8 @@
 // simulated runtime's stream capture: what a capture allocates comes from its pool and is
 // never handed to eager work, pools are shared by id and given back once released,
 // nothing waits on events or frees memory while a capture is underway, and a pool made
-// with a segment source takes its memory from it.
+// with a segment source takes its memory from it; a use_on_oom pool lends its cache to a
+// full device while it has users.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -203,10 +204,35 @@ void test_pool_with_a_segment_source() {
 
 }  // namespace
 
+// A use_on_oom pool lends a cached block that fits to a default pool's request on a full
+// device (of the same kind: its large blocks serve large requests only).
+void test_use_on_oom_pool_is_a_last_resort_while_used() {
+  SimulatedRuntime runtime(device_config());
+  CachingAllocator allocator(runtime);
+  StreamHandle stream = runtime.create_stream(0, 0);
+  allocator.create_pool(0, kPool, nullptr, torch_core::PoolOptions{/*use_on_oom=*/true, /*no_split=*/false});
+  allocator.begin_allocate_to_pool(0, kPool, [](StreamHandle) { return true; });
+  void* pooled = allocator.allocate(0, 12 << 20, stream);
+  allocator.end_allocate_to_pool(0, kPool);
+  allocator.free(pooled);  // cached in the pool
+  const double total = static_cast<double>(runtime.memory_info(0).total_bytes);
+  allocator.set_memory_fraction(0, static_cast<double>(reserved(allocator) + (4 << 20)) / total);
+  void* borrowed = allocator.allocate(0, 12 << 20, stream);
+  CHECK_EQ(borrowed, pooled);
+  allocator.free(borrowed);  // back to the pool it came from
+  allocator.set_memory_fraction(0, static_cast<double>(reserved(allocator)) / total);
+  // A small request finds no small block in the pool: nothing to lend.
+  CHECK_THROWS(allocator.allocate(0, 1 << 20, stream), torch_core::OutOfMemoryError, "out of memory");
+  allocator.set_memory_fraction(0, 1.0);
+  allocator.release_pool(0, kPool);
+  runtime.destroy_stream(stream);
+}
+
 int main() {
   cc_check::run("capture_allocates_from_its_pool", test_capture_allocates_from_its_pool);
   cc_check::run("shared_pool_lives_until_its_last_user", test_shared_pool_lives_until_its_last_user);
   cc_check::run("nothing_waits_or_frees_during_capture", test_nothing_waits_or_frees_during_capture);
   cc_check::run("pool_with_a_segment_source", test_pool_with_a_segment_source);
+  cc_check::run("use_on_oom_pool_is_a_last_resort_while_used", test_use_on_oom_pool_is_a_last_resort_while_used);
   return cc_check::summary();
 }

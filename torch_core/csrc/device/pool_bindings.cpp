@@ -55,11 +55,8 @@ class MemPool {
         device_(backend.current_device()),
         id_(is_user_created ? new_graph_pool_id() : new_internal_pool_id()),
         allocator_(std::move(allocator)) {
-    TORCH_CHECK(!use_on_oom, "MemPool(use_on_oom=True) is not supported by torch_core's caching allocator yet: "
-                "a pool is not a fallback for other allocations when the device is out of memory");
-    TORCH_CHECK(!no_split, "MemPool(no_split=True) is not supported by torch_core's caching allocator yet: "
-                "its pools split segments as the default pools do");
-    backend_.allocator().core().create_pool(device_, id_, allocator_ ? allocator_->source : nullptr);
+    backend_.allocator().core().create_pool(device_, id_, allocator_ ? allocator_->source : nullptr,
+                                            PoolOptions{use_on_oom, no_split});
   }
   ~MemPool() {
     try {

@@ -54,8 +54,9 @@ void CachingAllocator::end_allocate_to_pool(int device, PoolId id) {
 
 void CachingAllocator::release_pool(int device, PoolId id) { device_cache(device).release_pool(id); }
 
-void CachingAllocator::create_pool(int device, PoolId id, std::shared_ptr<const SegmentSource> source) {
-  device_cache(device).create_pool(id, std::move(source));
+void CachingAllocator::create_pool(int device, PoolId id, std::shared_ptr<const SegmentSource> source,
+                                   PoolOptions options) {
+  device_cache(device).create_pool(id, std::move(source), options);
 }
 
 int CachingAllocator::pool_use_count(int device, PoolId id) { return device_cache(device).pool_use_count(id); }

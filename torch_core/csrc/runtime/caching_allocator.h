@@ -51,6 +51,15 @@ namespace torch_core {
 // Which requests a private pool serves, by the stream they are made on.
 using PoolFilter = std::function<bool(StreamHandle)>;
 
+// torch.cuda.MemPool's options. use_on_oom: while the pool has users, a request of the
+// default pools that finds the device full takes a cached block of this pool (never a new
+// segment) before raising. no_split: the pool's blocks are never split, so each request
+// takes a whole segment.
+struct PoolOptions {
+  bool use_on_oom = false;
+  bool no_split = false;
+};
+
 namespace caching_allocator_detail {
 class DeviceCache;
 struct Block;
@@ -97,8 +106,9 @@ class CachingAllocator {
   void end_allocate_to_pool(int device, PoolId id);
   void release_pool(int device, PoolId id);
   // torch.cuda.MemPool: a pool with one user whose segments come from `source` (null:
-  // the runtime), or one user more of an existing pool (`source` null).
-  void create_pool(int device, PoolId id, std::shared_ptr<const SegmentSource> source);
+  // the runtime), or one user more of an existing pool (`source` null); `options` apply
+  // to the pool from now on.
+  void create_pool(int device, PoolId id, std::shared_ptr<const SegmentSource> source, PoolOptions options = {});
   int pool_use_count(int device, PoolId id);  // 0: no such pool
   // The pool's blocks handed out and not freed; throws RuntimeError for an unknown pool.
   std::vector<void*> pool_live_allocations(int device, PoolId id);

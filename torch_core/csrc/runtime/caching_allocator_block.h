@@ -76,6 +76,7 @@ struct BlockPool {
   std::set<Block*, BlockComparator> blocks;  // cached (free, reusable) blocks
   const bool is_small;
   const PoolId id;
+  bool no_split = false;  // a MemPool(no_split=True)'s: blocks are handed out whole
   // Where its segments come from; null: the runtime.
   const std::shared_ptr<const SegmentSource> source;
   int64_t segments = 0;  // segments taken from the runtime for this pool, cached or not

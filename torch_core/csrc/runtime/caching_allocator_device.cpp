@@ -69,6 +69,7 @@ Block* DeviceCache::malloc(std::size_t size, StreamHandle stream, Traceback cont
         release_cached_blocks();
         block = allocate_segment(request);
       }
+      if (block == nullptr) block = find_in_use_on_oom_pools(request);  // the last resort
       if (block == nullptr) raise_out_of_memory(request);
     }
   }
@@ -113,6 +114,7 @@ Block* DeviceCache::allocate_segment(const Request& request) {
 }
 
 bool DeviceCache::should_split(const Block* block, std::size_t size) const {
+  if (block->pool->no_split) return false;
   const std::size_t remaining = block->size - size;
   if (block->pool->is_small) return remaining >= sizes::kMinBlockSize;
   // A large remainder below 1 MiB could only ever serve small requests, which the large

@@ -63,7 +63,7 @@ class DeviceCache {
   // A new pool with one user, its segments from `source` (null: the runtime), or one
   // more user of an existing pool (then `source` must be null): stock's
   // createOrIncrefPool, for torch.cuda.MemPool.
-  void create_pool(PoolId id, std::shared_ptr<const SegmentSource> source);
+  void create_pool(PoolId id, std::shared_ptr<const SegmentSource> source, PoolOptions options);
   // The pool's users; 0 for a pool that does not exist.
   int pool_use_count(PoolId id);
   // The blocks of the pool handed out and not yet freed; throws for an unknown pool.
@@ -140,11 +140,15 @@ class DeviceCache {
     BlockPool large;
     BlockPool small;
     int use_count = 1;
+    bool use_on_oom = false;  // only while it has users, as stock's ~MemPool withdraws it
   };
   std::map<PoolId, std::unique_ptr<PrivatePool>> private_pools_;
   // A new pool (segments from `source`, null: the runtime) or one user more of an existing
   // one, which takes no source; `call` names the caller in errors. The lock is held.
   void create_or_incref_pool(const char* call, PoolId id, std::shared_ptr<const SegmentSource> source);
+  // Out of memory for a request of the default pools: a cached block of a use_on_oom
+  // pool that fits (the request then belongs to that pool), or null.
+  Block* find_in_use_on_oom_pools(Request& request);
   // Gives back the cached segments of a pool that nothing uses or allocates to; true when
   // it then holds no segment (and may be forgotten).
   bool release_if_unused(PoolId id, PrivatePool& pool);

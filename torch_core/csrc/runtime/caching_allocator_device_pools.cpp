@@ -57,9 +57,28 @@ void DeviceCache::begin_allocate_to_pool(PoolId id, PoolFilter filter) {
   allocating_to_pools_.emplace_back(id, std::move(filter));
 }
 
-void DeviceCache::create_pool(PoolId id, std::shared_ptr<const SegmentSource> source) {
+void DeviceCache::create_pool(PoolId id, std::shared_ptr<const SegmentSource> source, PoolOptions options) {
   std::lock_guard<std::mutex> lock(mutex_);
   create_or_incref_pool("create_pool", id, std::move(source));
+  PrivatePool& pool = *private_pools_.at(id);
+  pool.use_on_oom = options.use_on_oom;
+  pool.large.no_split = options.no_split;
+  pool.small.no_split = options.no_split;
+}
+
+Block* DeviceCache::find_in_use_on_oom_pools(Request& request) {
+  if (request.pool->id != PoolId{0, 0}) return nullptr;  // a private pool's request just fails
+  for (auto& entry : private_pools_) {
+    PrivatePool& pool = *entry.second;
+    if (!pool.use_on_oom || pool.use_count == 0) continue;
+    Request borrowed = request;
+    borrowed.pool = request.pool->is_small ? &pool.small : &pool.large;
+    if (Block* block = find_cached(borrowed)) {
+      request = std::move(borrowed);
+      return block;
+    }
+  }
+  return nullptr;
 }
 
 int DeviceCache::pool_use_count(PoolId id) {
@@ -111,7 +130,7 @@ void DeviceCache::release_pool(PoolId id) {
     throw RuntimeError("release_pool: pool " + pool_text(id) + " on device " +
                        std::to_string(device_) + " has no user to release");
   }
-  --it->second->use_count;
+  if (--it->second->use_count == 0) it->second->use_on_oom = false;
 }
 
 // Gives back the whole cached segments of pools without users, and forgets the pools
