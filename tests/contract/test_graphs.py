@@ -1,6 +1,7 @@
 """Graphs: stream capture and replay through torch.accelerator.Graph (every backend) and
 torch.cuda's CUDAGraph, graph and make_graphed_callables (the CUDA key), with the
-capture's memory in a private pool and CUDA's refusals during capture."""
+capture's memory in a private pool, graph-safe random numbers and CUDA's refusals during
+capture."""
 
 import unittest
 from collections.abc import Callable
@@ -103,11 +104,44 @@ class Graphs(unittest.TestCase):
         mod.synchronize()
         torch.testing.assert_close(out.cpu(), torch.full((16,), 5.0))
 
-    def test_random_numbers_in_capture_are_refused(self) -> None:
+    def test_random_numbers_in_capture_are_fresh_at_each_replay(self) -> None:
+        # Graph-safe Philox, as stock's: each replay draws what eager calls from the same
+        # generator state would, and advances the generator past them.
         graph = torch.accelerator.Graph()
-        with self.assertRaisesRegex(RuntimeError, "Random number generation while capturing"):
-            capture(graph, lambda: torch.rand(8, device=DEVICE))
-        self.assertEqual(torch.rand(8, device=DEVICE).shape, (8,))  # fine outside
+        out = capture(graph, lambda: torch.rand(1000, device=DEVICE) * 2)
+        mod.manual_seed(7)
+        graph.replay()
+        first = out.cpu()
+        graph.replay()
+        second = out.cpu()
+        after_replays = torch.rand(1000, device=DEVICE).cpu()
+        mod.manual_seed(7)
+        eager = [(torch.rand(1000, device=DEVICE) * 2).cpu() for _ in range(2)]
+        eager.append(torch.rand(1000, device=DEVICE).cpu())
+        for got, expected in zip((first, second, after_replays), eager, strict=True):
+            torch.testing.assert_close(got, expected, rtol=0, atol=0)
+        self.assertFalse(torch.equal(first, second))
+
+    def test_dropout_in_a_graph_masks_afresh_at_each_replay(self) -> None:
+        x = torch.ones(4096, device=DEVICE)
+        graph = torch.accelerator.Graph()
+        out = capture(graph, lambda: torch.nn.functional.dropout(x, p=0.5, training=True))
+        masks = []
+        for _ in range(2):
+            graph.replay()
+            masks.append(out.cpu() != 0)
+        for mask in masks:
+            self.assertTrue(0.4 < mask.float().mean().item() < 0.6)
+        self.assertFalse(torch.equal(masks[0], masks[1]))
+
+    def test_random_numbers_from_another_generator_are_refused(self) -> None:
+        generator = torch.Generator(device=DEVICE)
+        with self.assertRaisesRegex(RuntimeError, "generator the capture does not own"):
+            capture(
+                torch.accelerator.Graph(),
+                lambda: torch.rand(8, device=DEVICE, generator=generator),
+            )
+        self.assertEqual(torch.rand(8, device=DEVICE, generator=generator).shape, (8,))
 
     def test_misuse(self) -> None:
         graph = torch.accelerator.Graph()

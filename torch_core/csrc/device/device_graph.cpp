@@ -1,10 +1,14 @@
 #include "torch_core/csrc/device/device_graph.h"
 
+#include <array>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include <c10/util/Exception.h>
 
 #include "torch_core/csrc/device/backend.h"
+#include "torch_core/csrc/device/philox_generator.h"
 #include "torch_core/csrc/device/runtime_call.h"
 #include "torch_core/csrc/runtime/current_device_scope.h"
 
@@ -58,15 +62,27 @@ void DeviceGraph::capture_begin(c10::MempoolId_t pool, at::GraphCaptureMode mode
   const c10::MempoolId_t pool_id =
       pool.first != 0 || pool.second != 0 ? pool : new_internal_pool_id();
 
-  runtime_call(type, [&] { runtime.begin_capture(handle, capture_mode(mode)); });
+  PhiloxGenerator* generator = backend_.default_generator(device).get<PhiloxGenerator>();
+  {
+    const std::lock_guard<std::mutex> lock(generator->mutex_);
+    generator->capture_prologue();
+  }
+  try {
+    runtime_call(type, [&] { runtime.begin_capture(handle, capture_mode(mode)); });
+  } catch (...) {
+    end_generator_capture(generator);
+    throw;
+  }
   const std::uint64_t id = runtime_call(type, [&] { return runtime.capture_id(handle); });
   try {
     backend_.allocator().core().begin_allocate_to_pool(
         device, pool_id, [&runtime, id](StreamHandle s) { return runtime.capture_id(s) == id; });
   } catch (...) {
+    end_generator_capture(generator);
     runtime.destroy_graph(runtime.end_capture(handle));
     throw;
   }
+  generator_ = generator;
   device_ = device;
   capture_stream_ = handle;
   pool_ = pool_id;
@@ -84,6 +100,7 @@ void DeviceGraph::capture_end() {
               "Capture must end on the same stream it began on.");
   capturing_ = false;
   captures_underway_.fetch_sub(1);
+  generator_increment_ = end_generator_capture(generator_);
   backend_.allocator().core().end_allocate_to_pool(device_, pool_);
   GraphHandle graph = nullptr;
   try {
@@ -121,7 +138,22 @@ void DeviceGraph::replay() {
   DeviceRuntime& runtime = backend_.runtime();
   const CurrentDeviceScope on_device(runtime, device_);
   const StreamHandle stream = backend_.streams().current_handle(device_);
-  runtime_call(backend_.device_type(), [&] { runtime.launch_graph(exec_, stream); });
+  runtime_call(backend_.device_type(), [&] {
+    if (generator_increment_ > 0) {  // the numbers this replay draws, where its kernels read them
+      std::array<uint64_t, 2> words{};
+      {
+        const std::lock_guard<std::mutex> lock(generator_->mutex_);
+        words = generator_->replay_prologue(generator_increment_);
+      }
+      runtime.memcpy_async(generator_->graph_words(), words.data(), sizeof(words), CopyKind::kHostToDevice, stream);
+    }
+    runtime.launch_graph(exec_, stream);
+  });
+}
+
+uint64_t DeviceGraph::end_generator_capture(PhiloxGenerator* generator) {
+  const std::lock_guard<std::mutex> lock(generator->mutex_);
+  return generator->capture_epilogue();
 }
 
 void DeviceGraph::reset() {
@@ -129,6 +161,7 @@ void DeviceGraph::reset() {
   if (capturing_) {  // abandoned mid-capture: end it, keeping nothing
     capturing_ = false;
     captures_underway_.fetch_sub(1);
+    end_generator_capture(generator_);
     backend_.allocator().core().end_allocate_to_pool(device_, pool_);
     try {
       runtime.destroy_graph(runtime.end_capture(capture_stream_));

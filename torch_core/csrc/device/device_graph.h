@@ -9,9 +9,9 @@
 // launches it on the current stream of the capture's device. reset() (and destruction)
 // releases the pool: its memory goes back at the next empty_cache().
 //
-// Random numbers are refused while capturing: the kernels take the generator's offset
-// as a value, so a replay would repeat the captured numbers (stock reads it from device
-// memory that each replay advances).
+// Random numbers in a capture come from the capturing device's default generator, graph-
+// safe (philox_generator.h): each replay writes the generator's seed and offset to device
+// memory its kernels read, then advances the offset, so replays draw fresh numbers.
 #pragma once
 
 #include <atomic>
@@ -26,6 +26,7 @@
 namespace torch_core {
 
 class Backend;
+class PhiloxGenerator;
 
 class DeviceGraph final : public at::GraphImplInterface {
  public:
@@ -54,6 +55,8 @@ class DeviceGraph final : public at::GraphImplInterface {
 
  private:
   void release_pool_once();
+  // Ends the generator's part in the capture; returns what one replay draws from it.
+  static uint64_t end_generator_capture(PhiloxGenerator* generator);
 
   Backend& backend_;
   const bool keep_graph_;
@@ -64,6 +67,8 @@ class DeviceGraph final : public at::GraphImplInterface {
   c10::DeviceIndex device_ = -1;
   StreamHandle capture_stream_ = nullptr;
   c10::MempoolId_t pool_{0, 0};
+  PhiloxGenerator* generator_ = nullptr;  // the capture device's default generator
+  uint64_t generator_increment_ = 0;      // what one replay draws from it
   GraphHandle graph_ = nullptr;
   GraphExecHandle exec_ = nullptr;
 

@@ -3,10 +3,12 @@
 #include <cstring>
 
 #include <ATen/EmptyTensor.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/core/DispatchKeySet.h>
 #include <c10/core/TensorOptions.h>
 #include <c10/util/Exception.h>
 
+#include "torch_core/csrc/device/backend.h"
 #include "torch_core/csrc/device/device_graph.h"
 
 namespace torch_core {
@@ -64,15 +66,44 @@ c10::intrusive_ptr<c10::TensorImpl> PhiloxGenerator::get_state() const {
 }
 
 PhiloxInputs PhiloxGenerator::philox_inputs(uint64_t draws) {
-  // The offset goes to the kernel as a value: a captured graph would replay these numbers.
-  TORCH_CHECK(!current_stream_capturing(device_.type(), device_.index()),
-              "Random number generation while capturing a ", c10::DeviceTypeName(device_.type()),
-              " graph is not supported by torch_core yet: every replay would repeat the captured "
-              "numbers. Generate them outside the capture (pass them in as a static input).");
   const uint64_t rounded = (draws + 3) / 4 * 4;
+  if (current_stream_capturing(device_.type(), device_.index())) {
+    // A value baked into the graph would repeat the same numbers at every replay.
+    TORCH_CHECK(capturing_, "Random number generation while capturing a ", c10::DeviceTypeName(device_.type()),
+                " graph uses a generator the capture does not own: inside a capture only the default "
+                "generator of the capturing device can be used");
+    const auto* words = static_cast<const uint64_t*>(graph_words_.const_data_ptr());
+    PhiloxInputs inputs{0, graph_draws_, words, words + 1};
+    graph_draws_ += rounded;
+    return inputs;
+  }
   const PhiloxInputs inputs{seed_, offset_};
   offset_ += rounded;
   return inputs;
+}
+
+void PhiloxGenerator::capture_prologue() {
+  TORCH_CHECK(!capturing_, "The default ", c10::DeviceTypeName(device_.type()), " generator of device ",
+              static_cast<int>(device_.index()), " is in use by another graph's capture; capture one graph at a "
+              "time on a device");
+  if (!graph_words_.defined()) {  // outside the capture: not memory of the graph's pool
+    const c10::DeviceGuard on_device(device_);
+    graph_words_ = at::detail::empty_generic({2}, &Backend::get(device_.type()).allocator(), key_set_for(device_),
+                                             c10::ScalarType::Long, std::nullopt);
+  }
+  capturing_ = true;
+  graph_draws_ = 0;
+}
+
+uint64_t PhiloxGenerator::capture_epilogue() {
+  capturing_ = false;
+  return graph_draws_;
+}
+
+std::array<uint64_t, 2> PhiloxGenerator::replay_prologue(uint64_t increment) {
+  const std::array<uint64_t, 2> words{seed_, offset_};
+  offset_ += increment;
+  return words;
 }
 
 PhiloxGenerator* PhiloxGenerator::clone_impl() const {

@@ -6,11 +6,21 @@
 // use at most n 32-bit draws per subsequence; the offset then advances past them, so the
 // next kernel draws fresh numbers. The generator's whole state is (seed, offset): the
 // state tensor is 16 bytes (seed, then offset, each a native-endian uint64) on the CPU.
+//
+// In a captured graph (graph-safe Philox, as stock's CUDA generator): between
+// capture_prologue() and capture_epilogue(), philox_inputs() on a capturing stream hands
+// out offsets counted from a base that the graph's kernels read from device memory
+// (graph_words(): seed, then base offset). Before each replay, replay_prologue() gives
+// the (seed, offset) to write there and advances the offset past what the capture drew,
+// so replays draw what eager calls from the same state would.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <vector>
+
+#include <ATen/core/TensorBase.h>
 
 #include <ATen/core/Generator.h>
 #include <c10/core/Device.h>
@@ -22,6 +32,9 @@ namespace torch_core {
 struct PhiloxInputs {
   uint64_t seed = 0;
   uint64_t offset = 0;  // in units of 32-bit draws within each subsequence
+  // In a captured graph: the device words the seed and the base offset are read from.
+  const uint64_t* graph_seed = nullptr;
+  const uint64_t* graph_offset = nullptr;
 };
 
 class PhiloxGenerator final : public c10::GeneratorImpl {
@@ -47,11 +60,23 @@ class PhiloxGenerator final : public c10::GeneratorImpl {
   // generators]).
   PhiloxInputs philox_inputs(uint64_t draws);
 
+  // Graphs (see above); callers hold mutex_. The prologue runs before the capture begins
+  // (it may allocate the device words); one capture at a time uses a generator.
+  void capture_prologue();
+  // What the capture drew per subsequence: the offset a replay advances by.
+  uint64_t capture_epilogue();
+  // The (seed, offset) the next replay reads from graph_words(); advances the offset.
+  std::array<uint64_t, 2> replay_prologue(uint64_t increment);
+  void* graph_words() const { return graph_words_.data_ptr(); }
+
  private:
   PhiloxGenerator* clone_impl() const override;
 
   uint64_t seed_;
   uint64_t offset_ = 0;
+  at::TensorBase graph_words_;  // 2 int64 on the device, made by the first capture
+  bool capturing_ = false;
+  uint64_t graph_draws_ = 0;  // offsets handed out in the current capture
 };
 
 // The generator behind a `std::optional<at::Generator>` argument of a random op on

@@ -241,7 +241,7 @@ struct HostExecutor {
 
   template <typename F>
   void run_random(const F& f, const OperandLoop& loop, const RandomCall& call) {
-    launch(stream, [f, work = loop, seed = call.seed, offset = call.offset] { host_random(f, work, seed, offset); });
+    launch(stream, [f, work = loop, call] { host_random(f, work, call.run_seed(), call.run_offset()); });
   }
 };
 

@@ -8,6 +8,8 @@
 
 #include <c10/core/ScalarType.h>
 
+#include "torch_core/csrc/aten/host_device.h"
+
 namespace torch_core::engine {
 
 // X(name): the distributions; random_functors.h has a functor for each.
@@ -31,9 +33,19 @@ struct RandomCall {
   // full range).
   uint64_t range = 0;
   int64_t base = 0;
-  // Where the call's draws start (PhiloxGenerator::philox_inputs).
+  // Where the call's draws start (PhiloxGenerator::philox_inputs). Inside a captured
+  // graph the seed and a base offset live in device memory instead, written before each
+  // replay, and `offset` counts from that base: every replay draws fresh numbers.
   uint64_t seed = 0;
   uint64_t offset = 0;
+  const uint64_t* graph_seed = nullptr;
+  const uint64_t* graph_offset = nullptr;
+
+  // What the kernel draws from, read when it runs (device memory, in a graph).
+  TORCH_CORE_HOST_DEVICE uint64_t run_seed() const { return graph_seed != nullptr ? *graph_seed : seed; }
+  TORCH_CORE_HOST_DEVICE uint64_t run_offset() const {
+    return graph_offset != nullptr ? *graph_offset + offset : offset;
+  }
 };
 
 // At most this many 32-bit draws per element (a double normal: two 53-bit uniforms).

@@ -39,6 +39,8 @@ void run_random(at::TensorIteratorBase& iter, RandomCall call, const Generator& 
     const PhiloxInputs inputs = gen->philox_inputs(kMaxDrawsPerElement);
     call.seed = inputs.seed;
     call.offset = inputs.offset;
+    call.graph_seed = inputs.graph_seed;
+    call.graph_offset = inputs.graph_offset;
   }
   kernel_engine(device.type()).random(call, describe(iter), current_stream(iter));
 }

@@ -22,8 +22,10 @@ using torch_core::engine::PhiloxDraws;
 using torch_core::engine::RandomCall;
 
 template <typename F>
-__global__ void random_kernel(KernelParams p, std::int64_t n, F f, std::uint64_t seed, std::uint64_t offset) {
+__global__ void random_kernel(KernelParams p, std::int64_t n, F f, RandomCall call) {
   using traits = functor_traits<F>;
+  const std::uint64_t seed = call.run_seed();
+  const std::uint64_t offset = call.run_offset();
   const std::int64_t stride = static_cast<std::int64_t>(blockDim.x) * gridDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     std::int64_t off[kMaxOperands];
@@ -48,8 +50,7 @@ struct CudaRandomExecutor {
   void run_random(const F& f, const OperandLoop& operands, const RandomCall& call) {
     const std::int64_t n = operands.numel();
     if (n == 0) return;
-    random_kernel<F><<<grid_blocks(n), kThreads, 0, stream>>>(make_kernel_params(operands), n, f, call.seed,
-                                                             call.offset);
+    random_kernel<F><<<grid_blocks(n), kThreads, 0, stream>>>(make_kernel_params(operands), n, f, call);
     TORCH_CUDA_CHECK(cudaGetLastError());
   }
 };
