@@ -71,6 +71,7 @@ void DeviceGraph::capture_begin(c10::MempoolId_t pool, at::GraphCaptureMode mode
     runtime_call(type, [&] { runtime.begin_capture(handle, capture_mode(mode)); });
   } catch (...) {
     end_generator_capture(generator);
+    release_generator(generator);
     throw;
   }
   const std::uint64_t id = runtime_call(type, [&] { return runtime.capture_id(handle); });
@@ -79,6 +80,7 @@ void DeviceGraph::capture_begin(c10::MempoolId_t pool, at::GraphCaptureMode mode
         device, pool_id, [&runtime, id](StreamHandle s) { return runtime.capture_id(s) == id; });
   } catch (...) {
     end_generator_capture(generator);
+    release_generator(generator);
     runtime.destroy_graph(runtime.end_capture(handle));
     throw;
   }
@@ -156,6 +158,11 @@ uint64_t DeviceGraph::end_generator_capture(PhiloxGenerator* generator) {
   return generator->capture_epilogue();
 }
 
+void DeviceGraph::release_generator(PhiloxGenerator* generator) {
+  const std::lock_guard<std::mutex> lock(generator->mutex_);
+  generator->release_graph();
+}
+
 void DeviceGraph::reset() {
   DeviceRuntime& runtime = backend_.runtime();
   if (capturing_) {  // abandoned mid-capture: end it, keeping nothing
@@ -176,6 +183,11 @@ void DeviceGraph::reset() {
     graph_ = nullptr;
   });
   has_graph_ = false;
+  if (generator_ != nullptr) {  // its device words go with the last graph that reads them
+    release_generator(generator_);
+    generator_ = nullptr;
+    generator_increment_ = 0;
+  }
   release_pool_once();
 }
 

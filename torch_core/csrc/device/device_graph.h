@@ -57,6 +57,8 @@ class DeviceGraph final : public at::GraphImplInterface {
   void release_pool_once();
   // Ends the generator's part in the capture; returns what one replay draws from it.
   static uint64_t end_generator_capture(PhiloxGenerator* generator);
+  // This graph no longer reads the generator's device words.
+  static void release_generator(PhiloxGenerator* generator);
 
   Backend& backend_;
   const bool keep_graph_;

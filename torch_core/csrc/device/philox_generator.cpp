@@ -93,6 +93,11 @@ void PhiloxGenerator::capture_prologue() {
   }
   capturing_ = true;
   graph_draws_ = 0;
+  ++graphs_;
+}
+
+void PhiloxGenerator::release_graph() {
+  if (graphs_ > 0 && --graphs_ == 0) graph_words_ = at::TensorBase();
 }
 
 uint64_t PhiloxGenerator::capture_epilogue() {

@@ -61,8 +61,11 @@ class PhiloxGenerator final : public c10::GeneratorImpl {
   PhiloxInputs philox_inputs(uint64_t draws);
 
   // Graphs (see above); callers hold mutex_. The prologue runs before the capture begins
-  // (it may allocate the device words); one capture at a time uses a generator.
+  // (it may allocate the device words) and counts the graph as a user of them, until
+  // release_graph(): the last graph's release frees them, as stock's unregister_graph.
+  // One capture at a time uses a generator.
   void capture_prologue();
+  void release_graph();
   // What the capture drew per subsequence: the offset a replay advances by.
   uint64_t capture_epilogue();
   // The (seed, offset) the next replay reads from graph_words(); advances the offset.
@@ -77,6 +80,7 @@ class PhiloxGenerator final : public c10::GeneratorImpl {
   at::TensorBase graph_words_;  // 2 int64 on the device, made by the first capture
   bool capturing_ = false;
   uint64_t graph_draws_ = 0;  // offsets handed out in the current capture
+  int graphs_ = 0;            // graphs captured with it and not yet reset
 };
 
 // The generator behind a `std::optional<at::Generator>` argument of a random op on
