@@ -136,17 +136,14 @@ def _patch_ipc(cls: type, C: ModuleType) -> None:
     def _new_shared_cuda(*args: object) -> object:
         import torch
 
-        # Stock's own checks come first: a device index and what it names.
+        # Stock's CUDAGuard initialises CUDA on the way; a direct call may come first.
         torch.cuda._lazy_init()
         return C._new_shared_storage_ipc(*args)
-
-    def _release_ipc_counter_cuda(ref_counter_handle: bytes, ref_counter_offset: int) -> None:
-        C._release_ipc_counter(ref_counter_handle, ref_counter_offset)
 
     _share_cuda_.__wrapped__ = stock_share_cuda
     cls._share_cuda_ = _share_cuda_
     cls._new_shared_cuda = staticmethod(_new_shared_cuda)
-    cls._release_ipc_counter_cuda = staticmethod(_release_ipc_counter_cuda)
+    cls._release_ipc_counter_cuda = staticmethod(C._release_ipc_counter)
 
 
 def apply(C: ModuleType) -> None:

@@ -1,6 +1,5 @@
 #include "torch_core/csrc/device/device_graph.h"
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -70,8 +69,7 @@ void DeviceGraph::capture_begin(c10::MempoolId_t pool, at::GraphCaptureMode mode
   try {
     runtime_call(type, [&] { runtime.begin_capture(handle, capture_mode(mode)); });
   } catch (...) {
-    end_generator_capture(generator);
-    release_generator(generator);
+    abandon_generator_capture(generator);
     throw;
   }
   const std::uint64_t id = runtime_call(type, [&] { return runtime.capture_id(handle); });
@@ -79,8 +77,7 @@ void DeviceGraph::capture_begin(c10::MempoolId_t pool, at::GraphCaptureMode mode
     backend_.allocator().core().begin_allocate_to_pool(
         device, pool_id, [&runtime, id](StreamHandle s) { return runtime.capture_id(s) == id; });
   } catch (...) {
-    end_generator_capture(generator);
-    release_generator(generator);
+    abandon_generator_capture(generator);
     runtime.destroy_graph(runtime.end_capture(handle));
     throw;
   }
@@ -140,17 +137,11 @@ void DeviceGraph::replay() {
   DeviceRuntime& runtime = backend_.runtime();
   const CurrentDeviceScope on_device(runtime, device_);
   const StreamHandle stream = backend_.streams().current_handle(device_);
-  runtime_call(backend_.device_type(), [&] {
-    if (generator_increment_ > 0) {  // the numbers this replay draws, where its kernels read them
-      std::array<uint64_t, 2> words{};
-      {
-        const std::lock_guard<std::mutex> lock(generator_->mutex_);
-        words = generator_->replay_prologue(generator_increment_);
-      }
-      runtime.memcpy_async(generator_->graph_words(), words.data(), sizeof(words), CopyKind::kHostToDevice, stream);
-    }
-    runtime.launch_graph(exec_, stream);
-  });
+  if (generator_increment_ > 0) {  // the numbers this replay draws, where its kernels read them
+    const std::lock_guard<std::mutex> lock(generator_->mutex_);
+    generator_->replay_prologue(generator_increment_);
+  }
+  runtime_call(backend_.device_type(), [&] { runtime.launch_graph(exec_, stream); });
 }
 
 uint64_t DeviceGraph::end_generator_capture(PhiloxGenerator* generator) {
@@ -160,6 +151,12 @@ uint64_t DeviceGraph::end_generator_capture(PhiloxGenerator* generator) {
 
 void DeviceGraph::release_generator(PhiloxGenerator* generator) {
   const std::lock_guard<std::mutex> lock(generator->mutex_);
+  generator->release_graph();
+}
+
+void DeviceGraph::abandon_generator_capture(PhiloxGenerator* generator) {
+  const std::lock_guard<std::mutex> lock(generator->mutex_);
+  generator->capture_epilogue();
   generator->release_graph();
 }
 

@@ -59,6 +59,8 @@ class DeviceGraph final : public at::GraphImplInterface {
   static uint64_t end_generator_capture(PhiloxGenerator* generator);
   // This graph no longer reads the generator's device words.
   static void release_generator(PhiloxGenerator* generator);
+  // A capture that failed to begin: both of the above.
+  static void abandon_generator_capture(PhiloxGenerator* generator);
 
   Backend& backend_;
   const bool keep_graph_;

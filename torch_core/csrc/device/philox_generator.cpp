@@ -3,6 +3,9 @@
 #include <cstring>
 
 #include <ATen/EmptyTensor.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/fill.h>
+#include <ATen/ops/select.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/DispatchKeySet.h>
 #include <c10/core/TensorOptions.h>
@@ -105,10 +108,15 @@ uint64_t PhiloxGenerator::capture_epilogue() {
   return graph_draws_;
 }
 
-std::array<uint64_t, 2> PhiloxGenerator::replay_prologue(uint64_t increment) {
-  const std::array<uint64_t, 2> words{seed_, offset_};
+void PhiloxGenerator::replay_prologue(uint64_t increment) {
+  // Fills on the device's current stream (the replay's), with the values as kernel
+  // arguments as stock's: no host buffer to copy from, nothing to synchronise.
+  const at::Tensor words(graph_words_);
+  at::Tensor seed_word = at::select(words, 0, 0);
+  at::Tensor offset_word = at::select(words, 0, 1);
+  at::fill_(seed_word, static_cast<int64_t>(seed_));
+  at::fill_(offset_word, static_cast<int64_t>(offset_));
   offset_ += increment;
-  return words;
 }
 
 PhiloxGenerator* PhiloxGenerator::clone_impl() const {

@@ -10,12 +10,11 @@
 // In a captured graph (graph-safe Philox, as stock's CUDA generator): between
 // capture_prologue() and capture_epilogue(), philox_inputs() on a capturing stream hands
 // out offsets counted from a base that the graph's kernels read from device memory
-// (graph_words(): seed, then base offset). Before each replay, replay_prologue() gives
-// the (seed, offset) to write there and advances the offset past what the capture drew,
-// so replays draw what eager calls from the same state would.
+// (seed, then base offset). Before each replay, replay_prologue() writes the generator's
+// (seed, offset) there and advances the offset past what the capture drew, so replays
+// draw what eager calls from the same state would.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -68,9 +67,9 @@ class PhiloxGenerator final : public c10::GeneratorImpl {
   void release_graph();
   // What the capture drew per subsequence: the offset a replay advances by.
   uint64_t capture_epilogue();
-  // The (seed, offset) the next replay reads from graph_words(); advances the offset.
-  std::array<uint64_t, 2> replay_prologue(uint64_t increment);
-  void* graph_words() const { return graph_words_.data_ptr(); }
+  // Writes the (seed, offset) the next replay reads, on the device's current stream, and
+  // advances the offset by `increment`.
+  void replay_prologue(uint64_t increment);
 
  private:
   PhiloxGenerator* clone_impl() const override;

@@ -42,10 +42,7 @@ std::uint64_t SimulatedEvent::latest_record() const {
 }
 
 bool SimulatedEvent::is_complete(std::uint64_t id) const {
-  if (remote_ != nullptr) {
-    return remote_->slot->completed.load(std::memory_order_acquire) >= id ||
-           remote_->slot->generation.load(std::memory_order_acquire) != remote_->generation;
-  }
+  if (remote_ != nullptr) return remote_->completed(id);
   std::lock_guard<std::mutex> lock(mutex_);
   return done(id);
 }

@@ -136,10 +136,14 @@ std::shared_ptr<SimulatedIpcEventSlot> SimulatedIpcEventTable::acquire() {
   });
 }
 
+bool SimulatedRemoteEvent::completed(std::uint64_t id) const {
+  return slot->completed.load(std::memory_order_acquire) >= id ||
+         slot->generation.load(std::memory_order_acquire) != generation;
+}
+
 void SimulatedRemoteEvent::wait(std::uint64_t id) const {
   auto pause = std::chrono::microseconds(20);
-  while (slot->completed.load(std::memory_order_acquire) < id &&
-         slot->generation.load(std::memory_order_acquire) == generation) {
+  while (!completed(id)) {
     if (!table->producer_alive()) {
       throw RuntimeError("stream_wait_event: " + process_gone(table->pid()) +
                          " before the event it shared completed");

@@ -106,8 +106,10 @@ struct SimulatedRemoteEvent {
   std::shared_ptr<SimulatedSharedMapping> table;
   const SimulatedIpcEventSlot* slot = nullptr;
   std::uint64_t generation = 0;
-  // Blocks until the records up to `id` have completed or the producer destroyed the
-  // event; throws RuntimeError when the producer exits first (nothing completes then).
+  // True once the records up to `id` have completed or the producer destroyed the event.
+  bool completed(std::uint64_t id) const;
+  // Blocks until completed(id); throws RuntimeError when the producer exits first
+  // (nothing completes then).
   void wait(std::uint64_t id) const;
 };
 

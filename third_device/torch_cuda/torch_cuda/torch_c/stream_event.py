@@ -9,10 +9,13 @@ from types import ModuleType
 from torch_cuda.torch_c.device import current_device
 
 
-def _current_stream() -> object:
-    import torch
+def _stream_args(stream: object | None) -> tuple[int, int, int]:
+    """A stream as _CUDAC takes it (stream_id, device_index, device_type); None: current."""
+    if stream is None:
+        import torch
 
-    return torch.cuda.current_stream()
+        stream = torch.cuda.current_stream()
+    return stream.stream_id, stream.device_index, stream.device_type
 
 
 def build(torch_C: ModuleType, C: ModuleType) -> dict[str, type]:
@@ -105,15 +108,13 @@ def build(torch_C: ModuleType, C: ModuleType) -> dict[str, type]:
         def record(self, stream: torch_C.Stream | None = None) -> None:
             if not self._interprocess:
                 return super().record(stream)
-            stream = _current_stream() if stream is None else stream
-            self._ipc_event().record(stream.stream_id, stream.device_index, stream.device_type)
+            self._ipc_event().record(*_stream_args(stream))
             return None
 
         def wait(self, stream: torch_C.Stream | None = None) -> None:
             if not self._interprocess:
                 return super().wait(stream)
-            stream = _current_stream() if stream is None else stream
-            self._ipc_event().wait(stream.stream_id, stream.device_index, stream.device_type)
+            self._ipc_event().wait(*_stream_args(stream))
             return None
 
         def query(self) -> bool:
