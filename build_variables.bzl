@@ -58,10 +58,13 @@ torch_core_simulated_runtime_sources = [
     "torch_core/csrc/runtime/simulated_runtime_graphs.cpp",
     "torch_core/csrc/runtime/simulated_runtime_ipc.cpp",
     "torch_core/csrc/runtime/simulated_runtime_memory.cpp",
+    "torch_core/csrc/runtime/simulated_runtime_vm.cpp",
     "torch_core/csrc/runtime/simulated_shared_heap.cpp",
     "torch_core/csrc/runtime/simulated_shared_heap.h",
     "torch_core/csrc/runtime/simulated_stream.cpp",
     "torch_core/csrc/runtime/simulated_stream.h",
+    "torch_core/csrc/runtime/simulated_virtual_memory.cpp",
+    "torch_core/csrc/runtime/simulated_virtual_memory.h",
 ]
 
 # The caching device allocator over the runtime interface (torch-free): public headers.
@@ -86,6 +89,7 @@ torch_core_allocator_sources = [
     "torch_core/csrc/runtime/caching_allocator_block.h",
     "torch_core/csrc/runtime/caching_allocator_device.cpp",
     "torch_core/csrc/runtime/caching_allocator_device.h",
+    "torch_core/csrc/runtime/caching_allocator_device_expandable.cpp",
     "torch_core/csrc/runtime/caching_allocator_device_pools.cpp",
     "torch_core/csrc/runtime/caching_allocator_device_release.cpp",
     "torch_core/csrc/runtime/caching_allocator_device_stats.cpp",
@@ -396,8 +400,10 @@ torch_cuda_cuda_check_headers = [
 
 # The runtime over cudart (host C++, compiled by the C++ toolchain).
 torch_cuda_cuda_runtime_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_checks.h",
     "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_graphs.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_runtime.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_vm.cpp",
 ]
 
 torch_cuda_cuda_runtime_headers = [

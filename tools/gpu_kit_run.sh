@@ -74,6 +74,7 @@ declare -A checks=(
   [cuda_engine_test]="60|LD_LIBRARY_PATH=$bin $bin/cuda_engine_test"
   [cublas_test]="30|LD_LIBRARY_PATH=$cublas_dir $bin/cublas_test"
   [cuda_ipc_test]="30|$bin/cuda_ipc_test"
+  [cuda_vm_test]="30|$bin/cuda_vm_test"
   # From a copy: beside the script, the checkout's torch_cuda/ would shadow the wheel's.
   [demo]="90|mkdir -p $work/demo && cp third_device/torch_cuda/demo*.py $work/demo && PYTHONPATH=examples/training $python $work/demo/demo.py"
   [sanitize_engine]="90|LD_LIBRARY_PATH=$bin $sanitize $bin/cuda_engine_test"

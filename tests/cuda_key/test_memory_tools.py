@@ -112,26 +112,45 @@ class CachingSwitchedOff(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertEqual(result.stdout.split("\n")[-2], expected)
 
-    def test_expandable_segments_warn_and_allocate_as_without(self) -> None:
-        # The setting stock's out-of-memory message recommends: as stock on a platform
-        # without the driver API, it warns once and allocation goes on without it.
+    def test_expandable_segments_grow_in_place(self) -> None:
+        # The setting stock's out-of-memory message recommends, under both of its names:
+        # one segment per stream, grown by mapping 20 MiB pages, unmapped by empty_cache.
         program = (
             "import warnings, torch\n"
             "with warnings.catch_warnings(record=True) as caught:\n"
             "    warnings.simplefilter('always')\n"
-            "    t = torch.ones(1 << 20, device='cuda')\n"
-            "    u = torch.ones(1 << 20, device='cuda')\n"
-            "print(float((t + u).sum()), torch.cuda.memory_reserved())\n"
-            "print([str(w.message).split(' (Triggered')[0] for w in caught])\n"
+            "    torch.cuda.memory._record_memory_history(max_entries=100)\n"
+            "    t = torch.ones(3 << 20, device='cuda')\n"
+            "    u = torch.ones(3 << 20, device='cuda')\n"
+            "    total = float((t + u).sum())\n"
+            "    large = torch.cuda.memory_stats()['reserved_bytes.large_pool.current']\n"
+            "    print(total, u.data_ptr() - t.data_ptr(), large)\n"
+            "    snapshot = torch.cuda.memory._snapshot()\n"
+            "    print([(s['is_expandable'], s['total_size']) for s in snapshot['segments']\n"
+            "           if s['segment_type'] == 'large'])\n"
+            "    try:\n"
+            "        t.untyped_storage()._share_cuda_()\n"
+            "    except RuntimeError as error:\n"
+            "        print('sharing refused:', 'expandable_segments:False' in str(error))\n"
+            "    del t, u\n"
+            "    torch.cuda.empty_cache()\n"
+            "    trace = torch.cuda.memory._snapshot()['device_traces'][0]\n"
+            "    actions = {e['action'] for e in trace} & {'segment_map', 'segment_unmap'}\n"
+            "    print(torch.cuda.memory_reserved(), sorted(actions))\n"
+            "print([str(w.message) for w in caught if 'expandable' in str(w.message)])\n"
         )
         for variable in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"):
             result = run_python(program, **{variable: "expandable_segments:True"})
             self.assertEqual(result.returncode, 0, result.stderr)
-            values, warnings_text = result.stdout.splitlines()[-2:]
-            # As without it: one 20 MiB segment split for both, a 2 MiB one for the sum.
-            self.assertEqual(values, "2097152.0 23068672")
-            self.assertEqual(warnings_text.count("expandable_segments not supported"), 1)
-            self.assertIn(variable, warnings_text)
+            values, segments, shared, released, warnings_text = result.stdout.splitlines()[-5:]
+            # 12 MiB each for t, u and t + u, back to back: two 20 MiB pages mapped
+            # (the sum's scratch maps a 2 MiB page of the small pool's segment).
+            self.assertEqual(values, f"{float(6 << 20)} {12 << 20} {40 << 20}")
+            self.assertEqual(segments, f"[(True, {40 << 20})]")
+            # Not shared with other processes yet: refused, saying how to share it.
+            self.assertEqual(shared, "sharing refused: True")
+            self.assertEqual(released, "0 ['segment_map', 'segment_unmap']")
+            self.assertEqual(warnings_text, "[]")
 
 
 class MemoryHistory(unittest.TestCase):

@@ -32,9 +32,9 @@ void test_config_parsing() {
                 "expandable_segments:False,backend:native");
   CHECK_EQ(spaced.max_split_size, mib(40));
   CHECK_EQ(spaced.max_non_split_rounding_size, mib(64));
-  CHECK_TRUE(!spaced.expandable_segments_requested);
+  CHECK_TRUE(!spaced.expandable_segments);
   // Accepted, and noted for the device layer's warning: allocation goes on without it.
-  CHECK_TRUE(config_of("expandable_segments:True").expandable_segments_requested);
+  CHECK_TRUE(config_of("expandable_segments:True").expandable_segments);
 
   const AllocatorConfig bracket =
       config_of("roundup_power2_divisions:[256:1,512:2,1024:4,>:8]");

@@ -71,9 +71,10 @@ CachingAllocator& DeviceCachingAllocator::core() {
   std::call_once(core_once_, [this] {
     AllocatorConfig config = AllocatorConfig::from_env(config_env_);
     config.uncached = uncached_from_env(device_type_);
-    if (config.expandable_segments_requested) {
+    if (config.expandable_segments && runtime_.device_count() > 0 &&
+        runtime_.vm_granularity(runtime_.current_device()) == 0) {
       TORCH_WARN("expandable_segments not supported on this platform (", config.env_var,
-                 "): torch_core's caching allocator does not grow segments in place yet, so it "
+                 "): this device's runtime has no virtual memory management, so the allocator "
                  "allocates as without the setting");
     }
     core_ = std::make_unique<CachingAllocator>(runtime_, std::move(config),

@@ -88,5 +88,10 @@ std::string LazyRuntime::ipc_event_handle(EventHandle event) { return runtime().
 EventHandle LazyRuntime::ipc_open_event(int device, const std::string& handle) {
   return runtime().ipc_open_event(device, handle);
 }
+std::size_t LazyRuntime::vm_granularity(int device) { return runtime().vm_granularity(device); }
+void* LazyRuntime::vm_reserve(int device, std::size_t bytes) { return runtime().vm_reserve(device, bytes); }
+void LazyRuntime::vm_release(int device, void* base, std::size_t bytes) { runtime().vm_release(device, base, bytes); }
+bool LazyRuntime::vm_map(int device, void* ptr, std::size_t bytes) { return runtime().vm_map(device, ptr, bytes); }
+void LazyRuntime::vm_unmap(int device, void* ptr, std::size_t bytes) { runtime().vm_unmap(device, ptr, bytes); }
 
 }  // namespace torch_core

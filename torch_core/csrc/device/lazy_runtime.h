@@ -79,6 +79,11 @@ class LazyRuntime final : public DeviceRuntime {
   EventHandle create_ipc_event(int device) override;
   std::string ipc_event_handle(EventHandle event) override;
   EventHandle ipc_open_event(int device, const std::string& handle) override;
+  std::size_t vm_granularity(int device) override;
+  void* vm_reserve(int device, std::size_t bytes) override;
+  void vm_release(int device, void* base, std::size_t bytes) override;
+  bool vm_map(int device, void* ptr, std::size_t bytes) override;
+  void vm_unmap(int device, void* ptr, std::size_t bytes) override;
 
  private:
   DeviceRuntime& runtime() const { return const_cast<LazyRuntime*>(this)->get(); }

@@ -44,6 +44,7 @@ py::dict segment_dict(const SegmentInfo& segment) {
   result["stream"] = reinterpret_cast<std::uintptr_t>(segment.stream);
   result["segment_type"] = segment.is_large ? "large" : "small";
   result["segment_pool_id"] = py::make_tuple(segment.pool_id.first, segment.pool_id.second);
+  result["is_expandable"] = segment.is_expandable;
   py::list blocks;
   for (const BlockInfo& block : segment.blocks) {
     py::dict b;

@@ -78,7 +78,7 @@ class Parser {
         const std::string value = next("True or False");
         item_ = key + ":" + value;
         if (value == "True" || value == "true") {
-          config.expandable_segments_requested = true;
+          config.expandable_segments = true;
         } else if (value != "False" && value != "false") {
           fail("expected True or False");
         }

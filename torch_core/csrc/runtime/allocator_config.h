@@ -38,11 +38,11 @@ struct AllocatorConfig {
   // Never cache: every block straight from the runtime and back (stock's
   // PYTORCH_NO_CUDA_MEMORY_CACHING=1, for memory checkers that a cache would blind).
   bool uncached = false;
-  // expandable_segments:True was asked for. This allocator does not grow segments in
-  // place, so, as stock does on a platform without the driver API, the device layer warns
-  // once and allocates as without it (the setting stock's OOM message recommends must not
-  // make every allocation fail).
-  bool expandable_segments_requested = false;
+  // expandable_segments:True: the default pools grow one segment per stream in place
+  // (caching_allocator_device_expandable.cpp). On a runtime without virtual memory calls
+  // the device layer warns once and allocates as without it, as stock does on a platform
+  // without the driver API.
+  bool expandable_segments = false;
 
   // Divisions that apply to a request of `size` bytes.
   std::size_t divisions_for(std::size_t size) const;

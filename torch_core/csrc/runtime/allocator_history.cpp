@@ -7,12 +7,14 @@
 namespace torch_core {
 namespace {
 
-constexpr std::array<std::pair<TraceAction, const char*>, 7> kNames = {{
+constexpr std::array<std::pair<TraceAction, const char*>, 9> kNames = {{
     {TraceAction::kAlloc, "alloc"},
     {TraceAction::kFreeRequested, "free_requested"},
     {TraceAction::kFreeCompleted, "free_completed"},
     {TraceAction::kSegmentAlloc, "segment_alloc"},
     {TraceAction::kSegmentFree, "segment_free"},
+    {TraceAction::kSegmentMap, "segment_map"},
+    {TraceAction::kSegmentUnmap, "segment_unmap"},
     {TraceAction::kOom, "oom"},
     {TraceAction::kSnapshot, "snapshot"},
 }};

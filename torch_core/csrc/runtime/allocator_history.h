@@ -31,12 +31,14 @@ enum class TraceAction {
   kFreeCompleted,  // ... and it is reusable (after the events of record_stream)
   kSegmentAlloc,   // memory taken from the runtime
   kSegmentFree,    // memory given back to the runtime
+  kSegmentMap,     // pages mapped into an expandable segment
+  kSegmentUnmap,   // ... and unmapped from it
   kOom,            // a request that failed ("device_free": what the runtime has left)
   kSnapshot,       // a snapshot was taken
 };
 
 // Stock's spelling: "alloc", "free_requested", "free_completed", "segment_alloc",
-// "segment_free", "oom", "snapshot".
+// "segment_free", "segment_map", "segment_unmap", "oom", "snapshot".
 const char* trace_action_name(TraceAction action);
 // The action so named; false for an unknown name.
 bool trace_action_from_name(const std::string& name, TraceAction& action);

@@ -52,6 +52,9 @@ struct SegmentInfo {
   StreamHandle stream = nullptr;
   bool is_large = false;  // segment_type "large" or "small"
   PoolId pool_id{0, 0};  // the private pool it belongs to; {0, 0}: the default pools
+  // Mapped pages of an expandable segment: each run of adjacent ones is a segment here,
+  // as in stock's snapshots.
+  bool is_expandable = false;
   std::vector<BlockInfo> blocks;  // in address order
 };
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "torch_core/csrc/runtime/allocator_history.h"
 #include "torch_core/csrc/runtime/allocator_snapshot.h"
@@ -17,6 +18,7 @@ namespace torch_core {
 namespace caching_allocator_detail {
 
 struct BlockPool;
+struct ExpandableSegment;
 
 // A stream a block was used on (record_stream), with the device the stream belongs to:
 // the free-time event is made on that device, as stock's allocator does.
@@ -45,8 +47,32 @@ struct Block {
   int event_count = 0;               // events still to complete before reuse
   int64_t gc_count_base = 0;         // pool's search count when it was cached
   Traceback context;                 // the allocating stack, while memory history records it
+  // Of an expandable segment (expandable_segments:True): the segment, and whether the
+  // block's range is backed by memory; unmapped blocks are in no pool, only the segment's.
+  ExpandableSegment* expandable = nullptr;
+  bool mapped = true;
 
   bool is_split() const { return prev != nullptr || next != nullptr; }
+  // A whole segment from the runtime (or a pool's source), which release gives back.
+  bool is_whole_segment() const { return expandable == nullptr && !is_split(); }
+};
+
+struct ByAddress {
+  bool operator()(const Block* a, const Block* b) const {
+    return reinterpret_cast<std::uintptr_t>(a->ptr) < reinterpret_cast<std::uintptr_t>(b->ptr);
+  }
+};
+
+// Address space reserved for the requests of one pool on one stream, mapped a page at a
+// time as they need memory and unmapped again when the cache is released (stock's
+// ExpandableSegment): a segment that grows in place, so freed pieces merge with what is
+// mapped after them instead of stranding memory in segments of the wrong size.
+struct ExpandableSegment {
+  void* base;
+  std::size_t reserved;            // a multiple of `page`
+  std::size_t page;                // mapped and unmapped at once
+  std::vector<bool> page_mapped;   // by page index
+  std::set<Block*, ByAddress> unmapped;  // its unmapped blocks
 };
 
 // Best fit per stream: ordered by (stream, size, address), so lower_bound on a key of the

@@ -15,7 +15,11 @@ namespace sizes = allocator_sizes;
 
 DeviceCache::DeviceCache(DeviceRuntime& runtime, int device, const AllocatorConfig& config,
                          const std::string& device_type)
-    : runtime_(runtime), device_(device), config_(config), device_type_(device_type) {
+    : runtime_(runtime),
+      device_(device),
+      config_(config),
+      device_type_(device_type),
+      expandable_(config.expandable_segments && runtime.vm_granularity(device) > 0) {
   constexpr auto kMax = static_cast<std::size_t>(std::numeric_limits<int64_t>::max());
   stats_.max_split_size = static_cast<int64_t>(std::min(config.max_split_size, kMax));
 }
@@ -32,9 +36,10 @@ DeviceCache::~DeviceCache() {
     }
     for (Block* block : blocks) {
       // The head of a segment holds the segment's pointer.
-      if (block->prev == nullptr) free_segment_memory(*block);
+      if (block->prev == nullptr && block->expandable == nullptr) free_segment_memory(*block);
     }
     for (Block* block : blocks) delete block;
+    release_expandable_segments();
     for (EventHandle event : spare_events_) runtime_.destroy_event(event);
   } catch (...) {
     // A destructor must not throw; a runtime already shut down has nothing to give back.
@@ -59,15 +64,15 @@ Block* DeviceCache::malloc(std::size_t size, StreamHandle stream, Traceback cont
   Block* block = find_cached(request);
   if (block == nullptr) {
     if (!capturing) garbage_collect();
-    block = allocate_segment(request);
+    block = grow(request);
     if (block == nullptr && capturing) raise_out_of_memory(request);
     if (block == nullptr) {
       // Out of device memory: give back cached segments, the fewest first, and retry.
       ++stats_.num_alloc_retries;
-      if (release_available_cached_blocks(request)) block = allocate_segment(request);
+      if (release_available_cached_blocks(request)) block = grow(request);
       if (block == nullptr) {
         release_cached_blocks();
-        block = allocate_segment(request);
+        block = grow(request);
       }
       if (block == nullptr) block = find_in_use_on_oom_pools(request);  // the last resort
       if (block == nullptr) raise_out_of_memory(request);
@@ -92,6 +97,10 @@ Block* DeviceCache::find_cached(Request& request) {
     return nullptr;
   pool.blocks.erase(it);
   return block;
+}
+
+Block* DeviceCache::grow(const Request& request) {
+  return expands(*request.pool) ? map_expandable(request) : allocate_segment(request);
 }
 
 Block* DeviceCache::allocate_segment(const Request& request) {
@@ -129,6 +138,7 @@ Block* DeviceCache::take(Block* block, const Request& request) {
   if (should_split(block, request.size)) {
     Block* remaining = block;
     block = new Block(request.stream, request.size, &pool, remaining->ptr);
+    block->expandable = remaining->expandable;
     block->prev = remaining->prev;
     if (block->prev != nullptr) block->prev->next = block;
     block->next = remaining;
@@ -200,6 +210,11 @@ void* DeviceCache::segment_base(const Block* block) {
     throw RuntimeError(device_type_ + " memory from a pluggable allocator or a MemPool's allocator cannot be "
                        "shared with another process; copy it into memory of the default allocator first");
   }
+  if (block->expandable != nullptr) {
+    throw RuntimeError(device_type_ + " memory of an expandable segment (expandable_segments:True) cannot be "
+                       "shared with another process by this allocator yet; share a tensor allocated with "
+                       "expandable_segments:False, or copy it into a torch.cuda.MemPool's memory first");
+  }
   while (block->prev != nullptr) block = block->prev;
   return block->ptr;
 }
@@ -242,7 +257,8 @@ void DeviceCache::cache(Block* block) {
 
 // Folds `src` into `dst` when it is a cached neighbour; returns the bytes gained.
 std::size_t DeviceCache::try_merge(Block* dst, Block* src) {
-  if (src == nullptr || src->allocated || src->event_count > 0 || !src->stream_uses.empty())
+  if (src == nullptr || src->allocated || src->event_count > 0 || !src->stream_uses.empty() ||
+      src->mapped != dst->mapped)
     return 0;
   if (dst->prev == src) {
     dst->ptr = src->ptr;

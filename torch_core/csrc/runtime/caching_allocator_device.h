@@ -94,6 +94,10 @@ class DeviceCache {
   // The pool that serves `size` bytes on `stream`: a private one while a filter takes it.
   BlockPool* pool_for(std::size_t size, StreamHandle stream);
   Block* find_cached(Request& request);
+  // New memory for a request, as a free block taken out of the cache: a segment from the
+  // runtime (or the pool's source), or pages mapped into an expandable segment; null
+  // when the device is out of memory.
+  Block* grow(const Request& request);
   Block* allocate_segment(const Request& request);
   bool should_split(const Block* block, std::size_t size) const;
   Block* take(Block* block, const Request& request);
@@ -116,6 +120,23 @@ class DeviceCache {
 
   bool release_available_cached_blocks(const Request& request);
   void garbage_collect();
+
+  // --- Expandable segments (caching_allocator_device_expandable.cpp) ---
+  // The default pools grow expandable segments while expandable_segments:True and the
+  // runtime has virtual memory calls; private pools (graphs, MemPool) keep whole segments.
+  bool expands(const BlockPool& pool) const { return expandable_ && pool.id == PoolId{0, 0}; }
+  ExpandableSegment& expandable_segment(BlockPool& pool, StreamHandle stream);
+  // Maps enough pages after the free tail of the pool's segment for `request`; the
+  // block is merged with its free neighbours and out of the cache.
+  Block* map_expandable(const Request& request);
+  bool map_pages(ExpandableSegment& segment, char* start, std::size_t bytes);
+  // Unmaps the whole pages inside a cached block; what is left of it stays cached.
+  void unmap_free_pages(Block* block);
+  // Folds an unmapped neighbour `src` into the unmapped block `dst`.
+  void merge_unmapped(Block* dst, Block* src);
+  void account_inactive_split(const BlockPool& pool, int64_t blocks, int64_t bytes);
+  // Unmaps everything and gives the address space back (the destructor).
+  void release_expandable_segments();
 
   // Appends to the trace when memory history records `action` (the lock is held).
   void record(TraceAction action, const void* address, std::size_t size, StreamHandle stream,
@@ -171,6 +192,8 @@ class DeviceCache {
   std::vector<EventHandle> spare_events_;
   std::size_t reserved_ = 0;
   std::size_t capacity_ = 0;         // looked up on first need
+  const bool expandable_;
+  std::map<std::pair<const BlockPool*, StreamHandle>, std::unique_ptr<ExpandableSegment>> expandable_segments_;
   double memory_fraction_ = 1.0;
   bool fraction_set_ = false;
   std::shared_ptr<const HistorySettings> history_;  // null: not recording

@@ -42,10 +42,16 @@ void DeviceCache::release_segment(Block* block) {
 }
 
 void DeviceCache::release_cached_segments(BlockPool& pool) {
+  std::vector<Block*> expandable;
   for (auto it = pool.blocks.begin(); it != pool.blocks.end();) {
     Block* block = *it++;
-    if (!block->is_split()) release_segment(block);  // split: the segment is in use
+    if (block->expandable != nullptr) {
+      expandable.push_back(block);
+    } else if (!block->is_split()) {  // split: the segment is in use
+      release_segment(block);
+    }
   }
+  for (Block* block : expandable) unmap_free_pages(block);
 }
 
 void DeviceCache::release_cached_blocks() {
@@ -61,7 +67,7 @@ bool DeviceCache::release_available_cached_blocks(const Request& request) {
   std::vector<Block*> whole;
   for (BlockPool* pool : {&large_blocks_, &small_blocks_})
     for (Block* block : pool->blocks)
-      if (!block->is_split()) whole.push_back(block);
+      if (block->is_whole_segment()) whole.push_back(block);
   std::sort(whole.begin(), whole.end(),
             [](const Block* a, const Block* b) { return a->size < b->size; });
   const auto fit = std::find_if(whole.begin(), whole.end(), [&](const Block* block) {
@@ -92,7 +98,7 @@ void DeviceCache::garbage_collect() {
   std::vector<Block*> candidates;
   double total_age = 0;
   for (Block* block : large_blocks_.blocks) {
-    if (block->is_split()) continue;
+    if (!block->is_whole_segment()) continue;
     candidates.push_back(block);
     total_age += static_cast<double>(large_blocks_.age(block));
   }

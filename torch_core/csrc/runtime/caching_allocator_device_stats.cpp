@@ -100,14 +100,15 @@ void DeviceCache::append_snapshot(std::vector<SegmentInfo>& out) {
       blocks.insert(blocks.end(), pool->blocks.begin(), pool->blocks.end());
   }
   for (Block* head : blocks) {
-    if (head->prev != nullptr) continue;
+    if (head->prev != nullptr && head->prev->mapped) continue;
     SegmentInfo segment;
     segment.device = device_;
     segment.address = reinterpret_cast<std::uintptr_t>(head->ptr);
     segment.stream = head->stream;
     segment.is_large = !head->pool->is_small;
     segment.pool_id = head->pool->id;
-    for (const Block* block = head; block != nullptr; block = block->next) {
+    segment.is_expandable = head->expandable != nullptr;
+    for (const Block* block = head; block != nullptr && block->mapped; block = block->next) {
       BlockInfo info;
       info.address = reinterpret_cast<std::uintptr_t>(block->ptr);
       info.size = block->size;

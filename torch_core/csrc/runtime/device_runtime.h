@@ -179,6 +179,25 @@ class DeviceRuntime {
     no_ipc("ipc_open_event");
   }
 
+  // --- Virtual memory (expandable segments) ---------------------------------------
+  // Optional: a runtime without it keeps these defaults (vm_granularity() 0, the others
+  // refuse clearly). Address space is reserved once, then device memory is mapped into it
+  // and unmapped again piece by piece (cuMemAddressReserve, cuMemCreate + cuMemMap,
+  // cuMemUnmap): what lets a caching allocator grow a segment in place.
+  // The unit of reservations, mappings and their addresses; 0: no virtual memory calls.
+  virtual std::size_t vm_granularity(int /*device*/) { return 0; }
+  // Unmapped address space of `bytes` (a multiple of the granularity) for `device`.
+  virtual void* vm_reserve(int /*device*/, std::size_t /*bytes*/) { no_vm("vm_reserve"); }
+  // Gives back what vm_reserve() returned; nothing in it may still be mapped.
+  virtual void vm_release(int /*device*/, void* /*base*/, std::size_t /*bytes*/) { no_vm("vm_release"); }
+  // Backs [ptr, ptr + bytes), granularity-aligned inside a reservation, with new memory
+  // of `device`, readable and writable there; false when the device is out of memory (as
+  // allocate() returns nullptr).
+  virtual bool vm_map(int /*device*/, void* /*ptr*/, std::size_t /*bytes*/) { no_vm("vm_map"); }
+  // Unmaps exactly a range that one vm_map() mapped and frees its memory, after the work
+  // queued on the device's streams (as free()).
+  virtual void vm_unmap(int /*device*/, void* /*ptr*/, std::size_t /*bytes*/) { no_vm("vm_unmap"); }
+
  private:
   [[noreturn]] static void no_graphs(const char* call) {
     throw RuntimeError(std::string(call) +
@@ -187,6 +206,10 @@ class DeviceRuntime {
   [[noreturn]] static void no_ipc(const char* call) {
     throw RuntimeError(std::string(call) +
                        ": this device's runtime cannot share memory or events with other processes");
+  }
+  [[noreturn]] static void no_vm(const char* call) {
+    throw RuntimeError(std::string(call) + ": this device's runtime has no virtual memory management (check "
+                       "vm_granularity() first)");
   }
 };
 

@@ -30,12 +30,8 @@ SimulatedMemoryPool::~SimulatedMemoryPool() {
 void* SimulatedMemoryPool::allocate(std::size_t bytes) {
   if (bytes == 0 || bytes > std::numeric_limits<std::size_t>::max() - kAlignment) return nullptr;
   const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  {
-    // Reserve first, so that concurrent callers can never overshoot the capacity.
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (rounded > capacity_ - used_) return nullptr;
-    used_ += rounded;
-  }
+  // Charge first, so that concurrent callers can never overshoot the capacity.
+  if (!charge(rounded)) return nullptr;
   void* ptr = heap_ != nullptr ? heap_->allocate(rounded) : std::aligned_alloc(kAlignment, rounded);
   std::lock_guard<std::mutex> lock(mutex_);
   if (ptr == nullptr) {
@@ -100,6 +96,18 @@ bool SimulatedMemoryPool::contains(const void* ptr, std::size_t bytes) const {
   --it;
   const std::uintptr_t offset = address - it->first;
   return offset < it->second.requested && bytes <= it->second.requested - offset;
+}
+
+bool SimulatedMemoryPool::charge(std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (bytes > capacity_ - used_) return false;
+  used_ += bytes;
+  return true;
+}
+
+void SimulatedMemoryPool::uncharge(std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  used_ -= bytes;
 }
 
 std::size_t SimulatedMemoryPool::used() const {

@@ -53,6 +53,10 @@ class SimulatedMemoryPool {
 
   std::size_t capacity() const { return capacity_; }
   std::size_t used() const;
+  // Counts `bytes` of memory held elsewhere (virtual memory mappings) against the
+  // capacity; false, charging nothing, when that would pass it.
+  bool charge(std::size_t bytes);
+  void uncharge(std::size_t bytes);
 
  private:
   struct Block {

@@ -16,6 +16,7 @@
 #include "torch_core/csrc/runtime/simulated_ipc.h"
 #include "torch_core/csrc/runtime/simulated_memory.h"
 #include "torch_core/csrc/runtime/simulated_stream.h"
+#include "torch_core/csrc/runtime/simulated_virtual_memory.h"
 
 namespace torch_core {
 namespace {
@@ -57,6 +58,7 @@ SimulatedRuntime::SimulatedRuntime(SimulatedConfig config)
   for (int device = 0; device < config_.device_count; ++device) {
     Device& state = devices_[static_cast<std::size_t>(device)];
     state.memory = std::make_unique<SimulatedMemoryPool>(config_.memory_bytes_per_device, /*shared=*/true);
+    state.virtual_memory = std::make_unique<SimulatedVirtualMemory>(*state.memory);
     state.default_stream = std::make_shared<SimulatedStream>(device, kPriorityRange.least);
     streams_.emplace(state.default_stream.get(), state.default_stream);
   }

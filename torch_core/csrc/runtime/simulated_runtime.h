@@ -4,7 +4,8 @@
 //
 // Model (the why of each choice is beside the code):
 // - Device memory is aligned host memory, charged against a per-device capacity;
-//   allocate() returns nullptr past it, and every pointer handed back is checked.
+//   allocate() returns nullptr past it, and every pointer handed back is checked. Memory
+//   mapped into reserved address space (vm_map) is charged to the same capacity.
 // - Every stream, each device's default stream included, is a worker thread running its
 //   queue in order; streams run concurrently, so missing synchronisation gives wrong
 //   results rather than passing by luck. Priorities are recorded, not scheduled.
@@ -53,6 +54,7 @@ class SimulatedIpcEventTable;
 class SimulatedMemoryPool;
 class SimulatedSharedMapping;
 class SimulatedStream;
+class SimulatedVirtualMemory;
 
 class SimulatedRuntime final : public DeviceRuntime {
  public:
@@ -116,6 +118,13 @@ class SimulatedRuntime final : public DeviceRuntime {
   std::string ipc_event_handle(EventHandle event) override;
   EventHandle ipc_open_event(int device, const std::string& handle) override;
 
+  // Reserved address space faults where it is not mapped; see simulated_virtual_memory.h.
+  std::size_t vm_granularity(int device) override;
+  void* vm_reserve(int device, std::size_t bytes) override;
+  void vm_release(int device, void* base, std::size_t bytes) override;
+  bool vm_map(int device, void* ptr, std::size_t bytes) override;
+  void vm_unmap(int device, void* ptr, std::size_t bytes) override;
+
   // --- Beyond the interface ----------------------------------------------------------
   // Runs `work` on `stream` in stream order: the simulated device's "kernel launch".
   void enqueue(StreamHandle stream, std::function<void()> work);
@@ -129,6 +138,7 @@ class SimulatedRuntime final : public DeviceRuntime {
 
   struct Device {
     std::unique_ptr<SimulatedMemoryPool> memory;
+    std::unique_ptr<SimulatedVirtualMemory> virtual_memory;  // charged to `memory`
     StreamPtr default_stream;
     std::string orphaned_error;  // from destroyed streams; guarded by streams_mutex_
   };

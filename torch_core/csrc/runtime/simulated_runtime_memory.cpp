@@ -10,6 +10,7 @@
 #include "torch_core/csrc/runtime/pointer_text.h"
 #include "torch_core/csrc/runtime/simulated_memory.h"
 #include "torch_core/csrc/runtime/simulated_stream.h"
+#include "torch_core/csrc/runtime/simulated_virtual_memory.h"
 
 namespace torch_core {
 namespace {
@@ -88,7 +89,8 @@ void SimulatedRuntime::free_host_pinned(void* ptr) {
 
 int SimulatedRuntime::device_holding(const void* ptr, std::size_t bytes) const {
   for (int device = 0; device < config_.device_count; ++device) {
-    if (devices_[static_cast<std::size_t>(device)].memory->contains(ptr, bytes)) return device;
+    const Device& state = devices_[static_cast<std::size_t>(device)];
+    if (state.memory->contains(ptr, bytes) || state.virtual_memory->contains(ptr, bytes)) return device;
   }
   return -1;
 }

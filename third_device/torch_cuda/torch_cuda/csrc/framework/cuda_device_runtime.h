@@ -79,6 +79,15 @@ class CudaRuntime final : public torch_core::DeviceRuntime {
   torch_core::EventHandle create_ipc_event(int device) override;
   std::string ipc_event_handle(torch_core::EventHandle event) override;
   torch_core::EventHandle ipc_open_event(int device, const std::string& handle) override;
+
+  // --- Virtual memory: the driver API (cuda_device_vm.cpp) --------------------------
+  // Each vm_map() is one cuMemCreate allocation; vm_granularity() is 0 where the driver or
+  // device has no virtual memory management.
+  std::size_t vm_granularity(int device) override;
+  void* vm_reserve(int device, std::size_t bytes) override;
+  void vm_release(int device, void* base, std::size_t bytes) override;
+  bool vm_map(int device, void* ptr, std::size_t bytes) override;
+  void vm_unmap(int device, void* ptr, std::size_t bytes) override;
 };
 
 }  // namespace torch_cuda
