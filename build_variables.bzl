@@ -50,6 +50,8 @@ torch_core_simulated_runtime_sources = [
     "torch_core/csrc/runtime/simulated_config.cpp",
     "torch_core/csrc/runtime/simulated_event.cpp",
     "torch_core/csrc/runtime/simulated_event.h",
+    "torch_core/csrc/runtime/simulated_fault_guard.cpp",
+    "torch_core/csrc/runtime/simulated_fault_guard.h",
     "torch_core/csrc/runtime/simulated_ipc.cpp",
     "torch_core/csrc/runtime/simulated_ipc.h",
     "torch_core/csrc/runtime/simulated_memory.cpp",

@@ -154,6 +154,35 @@ class BadInput(unittest.TestCase):
                 self.assertEqual(caught.exception.error_code, 710)  # cudaErrorAssert
                 self.assertEqual((_ones(2, d="cuda") + 1).sum().item(), 4.0)
 
+    def test_use_after_free_is_an_illegal_memory_access(self) -> None:
+        # A kernel that reads memory the allocator gave back (caching off, so the free
+        # reaches the runtime) through a storage made from its stale pointer.
+        if not SIMULATED:
+            self.skipTest(
+                "on a GPU whether a freed range still faults is the driver's choice, and the "
+                "error would end the process"
+            )
+        child = run_python(
+            "import torch\n"
+            "t = torch.ones(1 << 20, device='cuda')\n"
+            "ptr = t.data_ptr()\n"
+            "del t\n"
+            "device = torch.device('cuda', 0)\n"
+            "storage = torch._C._construct_storage_from_data_pointer(ptr, device, 4 << 20)\n"
+            "stale = torch.empty(0, device='cuda').set_(storage, 0, (1 << 20,), (1,))\n"
+            "try:\n"
+            "    stale.sum().item()\n"
+            "except torch.AcceleratorError as error:\n"
+            "    print(error.error_code, str(error).splitlines()[0][:54])\n"
+            "print(torch.ones(4, device='cuda').sum().item())\n",
+            PYTORCH_NO_CUDA_MEMORY_CACHING="1",
+        )
+        self.assertEqual(child.returncode, 0, child.stderr)
+        error, usable = child.stdout.splitlines()[-2:]
+        # cudaErrorIllegalAddress, in stock's words; the simulated device stays usable.
+        self.assertEqual(error, "700 CUDA error: an illegal memory access was encountered (")
+        self.assertEqual(usable, "4.0")
+
     def test_rng_state_misuse(self) -> None:
         torch.cuda.init()  # before it, stock queues set_rng_state and its error
         with self.assertRaisesRegex(RuntimeError, "^RNG state is wrong size$"):

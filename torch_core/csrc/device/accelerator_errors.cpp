@@ -9,12 +9,24 @@ void throw_invalid_device(c10::DeviceType device_type, const std::string& detail
                               c10::DeviceTypeName(device_type) + " error: invalid device ordinal (" + detail + ")");
 }
 
-void throw_device_assert(c10::DeviceType device_type, const std::string& detail) {
-  throw c10::AcceleratorError({__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, kDeviceAssertErrorCode,
-                              c10::DeviceTypeName(device_type) + " error: device-side assert triggered (" +
-                                  detail +
+namespace {
+
+[[noreturn]] void throw_kernel_error(c10::DeviceType device_type, int code, const char* what,
+                                     const std::string& detail) {
+  throw c10::AcceleratorError({__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, code,
+                              c10::DeviceTypeName(device_type) + " error: " + what + " (" + detail +
                                   ")\nKernel errors are reported asynchronously, at a later API call, so the "
                                   "stacktrace below might be incorrect.");
+}
+
+}  // namespace
+
+void throw_device_assert(c10::DeviceType device_type, const std::string& detail) {
+  throw_kernel_error(device_type, kDeviceAssertErrorCode, "device-side assert triggered", detail);
+}
+
+void throw_illegal_address(c10::DeviceType device_type, const std::string& detail) {
+  throw_kernel_error(device_type, kIllegalAddressErrorCode, "an illegal memory access was encountered", detail);
 }
 
 }  // namespace torch_core

@@ -16,7 +16,8 @@ namespace torch_core {
 
 // Runs f(): out of memory becomes torch.OutOfMemoryError, a device index the runtime does
 // not have torch.AcceleratorError "invalid device ordinal", failed stream work
-// torch.AcceleratorError "device-side assert triggered", any other runtime failure a
+// torch.AcceleratorError "device-side assert triggered" (or "an illegal memory access was
+// encountered" when it touched memory that is not allocated), any other runtime failure a
 // RuntimeError; each with the runtime's message.
 template <typename F>
 auto runtime_call(c10::DeviceType device_type, F&& f) -> decltype(f()) {
@@ -26,6 +27,8 @@ auto runtime_call(c10::DeviceType device_type, F&& f) -> decltype(f()) {
     TORCH_CHECK_WITH(OutOfMemoryError, false, e.what());
   } catch (const std::out_of_range& e) {
     throw_invalid_device(device_type, e.what());
+  } catch (const IllegalAddressError& e) {
+    throw_illegal_address(device_type, e.what());
   } catch (const DeviceWorkError& e) {
     throw_device_assert(device_type, e.what());
   } catch (const RuntimeError& e) {

@@ -70,6 +70,13 @@ class DeviceWorkError : public RuntimeError {
   using RuntimeError::RuntimeError;
 };
 
+// Work queued on a stream read or wrote device memory that is not allocated (CUDA's
+// cudaErrorIllegalAddress), reported by the next synchronisation.
+class IllegalAddressError : public DeviceWorkError {
+ public:
+  using DeviceWorkError::DeviceWorkError;
+};
+
 class DeviceRuntime {
  public:
   virtual ~DeviceRuntime() = default;

@@ -13,6 +13,7 @@
 
 #include "torch_core/csrc/runtime/pointer_text.h"
 #include "torch_core/csrc/runtime/simulated_event.h"
+#include "torch_core/csrc/runtime/simulated_fault_guard.h"
 #include "torch_core/csrc/runtime/simulated_ipc.h"
 #include "torch_core/csrc/runtime/simulated_memory.h"
 #include "torch_core/csrc/runtime/simulated_stream.h"
@@ -68,6 +69,12 @@ SimulatedRuntime::SimulatedRuntime(SimulatedConfig config)
 
 SimulatedRuntime::~SimulatedRuntime() {
   for (auto& entry : streams_) entry.second->shutdown();
+}
+
+void SimulatedRuntime::throw_work_failure(const std::string& call, const std::string& failure) {
+  const std::string message = call + " failed: " + failure;
+  if (failure.rfind(simulated_faults::kIllegalAccess, 0) == 0) throw IllegalAddressError(message);
+  throw DeviceWorkError(message);
 }
 
 void SimulatedRuntime::check_not_forked(const char* call) const {
@@ -140,8 +147,7 @@ void SimulatedRuntime::synchronize_device(int device) {
     if (error.empty()) error = std::move(orphaned);
   }
   if (!error.empty()) {
-    throw DeviceWorkError("synchronize_device: work queued on simulated device " +
-                       std::to_string(device) + " failed: " + error);
+    throw_work_failure("synchronize_device: work queued on simulated device " + std::to_string(device), error);
   }
 }
 
@@ -261,8 +267,9 @@ void SimulatedRuntime::synchronize_stream(StreamHandle stream) {
   target->wait(target->last_position());
   const std::string error = target->take_error();
   if (!error.empty()) {
-    throw DeviceWorkError("synchronize_stream: work queued on a stream of simulated device " +
-                       std::to_string(target->device()) + " failed: " + error);
+    throw_work_failure("synchronize_stream: work queued on a stream of simulated device " +
+                           std::to_string(target->device()),
+                       error);
   }
 }
 

@@ -14,8 +14,11 @@
 //   the call, a copy to pageable host memory returns when done, pinned memory is async.
 // - free() and free_host_pinned() wait for the device's (all devices') streams first, as
 //   cudaFree and cudaFreeHost synchronize, so queued work never touches freed memory.
-// - An exception thrown by stream work is kept and raised as RuntimeError by the next
+// - An exception thrown by stream work is kept and raised as DeviceWorkError by the next
 //   synchronize_stream / synchronize_device (or blocking memcpy) of that stream, once.
+// - What is not allocated of device memory is inaccessible: stream work that reads or
+//   writes it (a stale pointer after free(), unmapped reserved space) fails as CUDA's
+//   illegal memory access, IllegalAddressError (simulated_fault_guard.h).
 // - A null StreamHandle means the current device's default stream, as stream 0 in CUDA.
 // - CUDA's rules on the current device are enforced, since on a GPU breaking them acts on
 //   the wrong device rather than failing: a device's default stream is used only while
@@ -160,6 +163,9 @@ class SimulatedRuntime final : public DeviceRuntime {
                   const char* call) const;
   // Waits for what is queued now on each stream (no errors taken).
   static void drain(const std::vector<StreamPtr>& streams);
+  // Raises a stream's `failure` from `call`: IllegalAddressError for an illegal access,
+  // else DeviceWorkError.
+  [[noreturn]] static void throw_work_failure(const std::string& call, const std::string& failure);
 
   // --- Capture (simulated_runtime_graphs.cpp) ---
   using CapturePtr = std::shared_ptr<SimulatedCapture>;

@@ -173,8 +173,8 @@ void SimulatedRuntime::memcpy(void* dst, const void* src, std::size_t bytes, Cop
   stream.wait(stream.enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); }));
   const std::string error = stream.take_error();
   if (!error.empty()) {
-    throw DeviceWorkError("memcpy: earlier work on the default stream of simulated device " +
-                       std::to_string(device) + " failed: " + error);
+    throw_work_failure("memcpy: earlier work on the default stream of simulated device " + std::to_string(device),
+                       error);
   }
 }
 

@@ -21,7 +21,10 @@ std::size_t SimulatedSharedHeap::round_to_page(std::size_t bytes) {
 }
 
 SimulatedSharedHeap::~SimulatedSharedHeap() {
-  if (base_ != nullptr) munmap(base_, range_);
+  if (base_ != nullptr) {
+    simulated_faults::unwatch(base_);
+    munmap(base_, range_);
+  }
   if (fd_ >= 0) close(fd_);
 }
 
@@ -36,9 +39,9 @@ bool SimulatedSharedHeap::map_locked() {
   }
   // A host that refuses the file (a seccomp filter, say) still gets device memory, private
   // to this process: everything works but sharing it (fd() is -1).
-  void* base = fd >= 0 ? mmap(nullptr, range_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)
-                       : mmap(nullptr, range_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                              -1, 0);
+  // Nothing is allocated yet, so nothing is accessible.
+  void* base = fd >= 0 ? mmap(nullptr, range_, PROT_NONE, MAP_SHARED | MAP_NORESERVE, fd, 0)
+                       : mmap(nullptr, range_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) {
     if (fd >= 0) close(fd);
     return false;
@@ -52,17 +55,41 @@ bool SimulatedSharedHeap::map_locked() {
 void* SimulatedSharedHeap::allocate(std::size_t bytes) {
   const std::size_t length = round_to_page(bytes);
   if (length == 0) return nullptr;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!map_locked()) return nullptr;
-  for (auto it = free_.begin(); it != free_.end(); ++it) {
-    if (it->second < length) continue;
-    const std::size_t offset = it->first;
-    const std::size_t rest = it->second - length;
-    free_.erase(it);
-    if (rest > 0) free_.emplace(offset + length, rest);
-    return base_ + offset;
+  void* ptr = nullptr;
+  bool first_mapping = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    first_mapping = base_ == nullptr;
+    if (!map_locked()) return nullptr;
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (it->second < length) continue;
+      const std::size_t offset = it->first;
+      if (mprotect(base_ + offset, length, PROT_READ | PROT_WRITE) != 0) break;
+      const std::size_t rest = it->second - length;
+      free_.erase(it);
+      if (rest > 0) free_.emplace(offset + length, rest);
+      ptr = base_ + offset;
+      break;
+    }
   }
-  return nullptr;
+  // Outside the lock: a fault's recovery takes the watch list's lock, then this one.
+  if (first_mapping && base_ != nullptr) simulated_faults::watch(base_, range_, this);
+  return ptr;
+}
+
+void SimulatedSharedHeap::close_locked(std::size_t offset, std::size_t length) {
+  if (fd_ >= 0) {
+    fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+              static_cast<off_t>(length));
+  } else {
+    madvise(base_ + offset, length, MADV_DONTNEED);
+  }
+  mprotect(base_ + offset, length, PROT_NONE);
+}
+
+void SimulatedSharedHeap::reprotect() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [offset, length] : free_) close_locked(offset, length);
 }
 
 void SimulatedSharedHeap::release(void* ptr, std::size_t bytes) {
@@ -70,13 +97,7 @@ void SimulatedSharedHeap::release(void* ptr, std::size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::size_t offset = offset_of(ptr);
   std::size_t span = length;
-  // Gives the pages back; a stale pointer into the range now reads zeros.
-  if (fd_ >= 0) {
-    fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-              static_cast<off_t>(length));
-  } else {
-    madvise(base_ + offset, length, MADV_DONTNEED);
-  }
+  close_locked(offset, length);  // the pages go back, and a stale pointer faults
   auto next = free_.lower_bound(offset);
   if (next != free_.end() && next->first == offset + span) {
     span += next->second;

@@ -3,8 +3,9 @@
 // simulated runtime.
 //
 // The file is as large as the heap's address range but sparse: pages exist once touched,
-// and a released range is punched out of the file, giving its pages back (and reading
-// as zeros if a stale pointer reads it). Ranges are page-aligned, first fit.
+// and a released range is punched out of the file, giving its pages back. What is not
+// allocated is inaccessible, so stream work that touches it is caught as an illegal
+// access (simulated_fault_guard.h). Ranges are page-aligned, first fit.
 #pragma once
 
 #include <cstddef>
@@ -12,19 +13,23 @@
 #include <map>
 #include <mutex>
 
+#include "torch_core/csrc/runtime/simulated_fault_guard.h"
+
 namespace torch_core {
 
-class SimulatedSharedHeap {
+class SimulatedSharedHeap final : public simulated_faults::Protected {
  public:
   // Reserves `range_bytes` of address space; nothing is mapped until the first allocate().
   explicit SimulatedSharedHeap(std::size_t range_bytes) : range_(round_to_page(range_bytes)) {}
-  ~SimulatedSharedHeap();
+  ~SimulatedSharedHeap() override;
   SimulatedSharedHeap(const SimulatedSharedHeap&) = delete;
   SimulatedSharedHeap& operator=(const SimulatedSharedHeap&) = delete;
 
   // nullptr when no free range is large enough or the host refuses the file or mapping.
   void* allocate(std::size_t bytes);
   void release(void* ptr, std::size_t bytes);
+  // Closes and empties every free range again (after a fault opened a page of one).
+  void reprotect() override;
 
   // The file other processes open through /proc/<pid>/fd/<fd> (-1 when the host refused
   // to make one: the memory is then private), and where `ptr` lies in it.
@@ -38,6 +43,7 @@ class SimulatedSharedHeap {
 
  private:
   bool map_locked();  // creates the file and the mapping; false when the host refuses
+  void close_locked(std::size_t offset, std::size_t length);  // empties and protects a free range
 
   const std::size_t range_;
   std::mutex mutex_;

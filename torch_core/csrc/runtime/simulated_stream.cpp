@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/simulated_fault_guard.h"
 
 namespace torch_core {
 namespace {
@@ -90,11 +91,19 @@ void SimulatedStream::run() {
     }
     bool failed = false;
     std::string failure;
-    try {
-      work();
-    } catch (...) {
-      failed = true;
-      failure = describe(std::current_exception());
+    {
+      simulated_faults::WorkScope faults;
+      try {
+        work();
+      } catch (...) {
+        failed = true;
+        failure = describe(std::current_exception());
+      }
+      std::string illegal = faults.finish();
+      if (!failed && !illegal.empty()) {
+        failed = true;
+        failure = std::move(illegal);
+      }
     }
     work = nullptr;  // release what the item captured before it counts as complete
     std::lock_guard<std::mutex> lock(mutex_);

@@ -19,7 +19,10 @@ std::string range_text(std::uintptr_t address, std::size_t bytes) {
 
 SimulatedVirtualMemory::~SimulatedVirtualMemory() {
   for (const auto& [start, bytes] : mappings_) capacity_.uncharge(bytes);
-  for (const auto& [base, bytes] : reservations_) munmap(reinterpret_cast<void*>(base), bytes);
+  for (const auto& [base, bytes] : reservations_) {
+    simulated_faults::unwatch(reinterpret_cast<void*>(base));
+    munmap(reinterpret_cast<void*>(base), bytes);
+  }
 }
 
 void SimulatedVirtualMemory::check_granular(std::uintptr_t address, std::size_t bytes, const char* call) const {
@@ -53,14 +56,18 @@ void* SimulatedVirtualMemory::reserve(std::size_t bytes, const char* call) {
   if (base > start) munmap(raw, base - start);
   const std::uintptr_t end = start + span;
   if (end > base + bytes) munmap(reinterpret_cast<void*>(base + bytes), end - (base + bytes));
-  std::lock_guard<std::mutex> lock(mutex_);
-  reservations_.emplace(base, bytes);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reservations_.emplace(base, bytes);
+  }
+  // Outside the lock: a fault's recovery takes the watch list's lock, then this one.
+  simulated_faults::watch(reinterpret_cast<void*>(base), bytes, this);
   return reinterpret_cast<void*>(base);
 }
 
 void SimulatedVirtualMemory::release(void* base, std::size_t bytes, const char* call) {
   const auto address = reinterpret_cast<std::uintptr_t>(base);
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   const auto it = reservations_.find(address);
   if (it == reservations_.end() || it->second != bytes) {
     throw RuntimeError(std::string(call) + ": " + range_text(address, bytes) +
@@ -72,8 +79,10 @@ void SimulatedVirtualMemory::release(void* base, std::size_t bytes, const char* 
                        " still has memory mapped at " + range_text(mapped->first, mapped->second) +
                        "; vm_unmap() it first");
   }
-  munmap(base, bytes);
   reservations_.erase(it);
+  lock.unlock();
+  simulated_faults::unwatch(base);
+  munmap(base, bytes);
 }
 
 bool SimulatedVirtualMemory::map(void* ptr, std::size_t bytes, const char* call) {
@@ -114,6 +123,23 @@ void SimulatedVirtualMemory::unmap(void* ptr, std::size_t bytes, const char* cal
   mprotect(ptr, bytes, PROT_NONE);
   mappings_.erase(it);
   capacity_.uncharge(bytes);
+}
+
+void SimulatedVirtualMemory::reprotect() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto close = [](std::uintptr_t from, std::uintptr_t to) {
+    if (to <= from) return;
+    madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    mprotect(reinterpret_cast<void*>(from), to - from, PROT_NONE);
+  };
+  for (const auto& [base, bytes] : reservations_) {
+    std::uintptr_t from = base;
+    for (auto it = mappings_.lower_bound(base); it != mappings_.end() && it->first < base + bytes; ++it) {
+      close(from, it->first);
+      from = it->first + it->second;
+    }
+    close(from, base + bytes);
+  }
 }
 
 bool SimulatedVirtualMemory::contains(const void* ptr, std::size_t bytes) const {

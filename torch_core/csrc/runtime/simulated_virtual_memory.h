@@ -1,8 +1,8 @@
 // One simulated device's virtual memory management (CUDA's cuMemAddressReserve,
 // cuMemCreate + cuMemMap, cuMemUnmap): host address space reserved inaccessible, and
 // ranges of it made readable and writable while mapped, their bytes charged to the
-// device's capacity. A read or write of a reserved range that is not mapped faults, as
-// on a GPU. Internal to the simulated runtime.
+// device's capacity. Stream work that touches a reserved range that is not mapped is an
+// illegal access, as on a GPU (simulated_fault_guard.h). Internal to the simulated runtime.
 #pragma once
 
 #include <cstddef>
@@ -10,18 +10,19 @@
 #include <map>
 #include <mutex>
 
+#include "torch_core/csrc/runtime/simulated_fault_guard.h"
 #include "torch_core/csrc/runtime/simulated_memory.h"
 
 namespace torch_core {
 
-class SimulatedVirtualMemory {
+class SimulatedVirtualMemory final : public simulated_faults::Protected {
  public:
   // CUDA's minimum granularity on current GPUs; a stricter unit than the host's pages.
   static constexpr std::size_t kGranularity = std::size_t{2} << 20;
 
   // Mapped bytes are charged to `capacity`, which outlives this.
   explicit SimulatedVirtualMemory(SimulatedMemoryPool& capacity) : capacity_(capacity) {}
-  ~SimulatedVirtualMemory();  // gives back every reservation, mapped or not
+  ~SimulatedVirtualMemory() override;  // gives back every reservation, mapped or not
   SimulatedVirtualMemory(const SimulatedVirtualMemory&) = delete;
   SimulatedVirtualMemory& operator=(const SimulatedVirtualMemory&) = delete;
 
@@ -36,6 +37,8 @@ class SimulatedVirtualMemory {
 
   // True when [ptr, ptr + bytes) is mapped throughout (several adjacent mappings count).
   bool contains(const void* ptr, std::size_t bytes) const;
+  // Closes and empties every unmapped range again (after a fault opened a page of one).
+  void reprotect() override;
 
  private:
   void check_granular(std::uintptr_t address, std::size_t bytes, const char* call) const;
