@@ -111,6 +111,7 @@ torch_core_host_allocator_sources = [
 # PrivateUse1 hooks, profiler stubs), generic over the device type.
 torch_core_device_headers = [
     "torch_core/csrc/device/accelerator_errors.h",
+    "torch_core/csrc/device/allocator_settings.h",
     "torch_core/csrc/device/backend.h",
     "torch_core/csrc/device/backend_hooks.h",
     "torch_core/csrc/device/cpu_fallback_state.h",
@@ -134,6 +135,7 @@ torch_core_device_headers = [
 
 torch_core_device_sources = [
     "torch_core/csrc/device/accelerator_errors.cpp",
+    "torch_core/csrc/device/allocator_settings.cpp",
     "torch_core/csrc/device/backend.cpp",
     "torch_core/csrc/device/device_allocator.cpp",
     "torch_core/csrc/device/device_graph.cpp",

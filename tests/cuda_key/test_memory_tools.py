@@ -153,6 +153,39 @@ class CachingSwitchedOff(unittest.TestCase):
             self.assertEqual(warnings_text, "[]")
 
 
+    def test_settings_changed_at_run_time(self) -> None:
+        # torch._C._accelerator_setAllocatorSettings (behind stock's deprecated
+        # torch.cuda.memory._set_allocator_settings): before the first allocation it waits
+        # for the allocator; later, segments made from then on follow it.
+        program = (
+            "import torch\n"
+            "torch._C._accelerator_setAllocatorSettings('expandable_segments:True')\n"
+            "a = torch.ones(3 << 20, device='cuda')\n"
+            "torch._C._accelerator_setAllocatorSettings('expandable_segments:False')\n"
+            "with torch.cuda.stream(torch.cuda.Stream()):\n"
+            "    b = torch.ones(3 << 20, device='cuda')\n"
+            "segments = torch.cuda.memory._snapshot()['segments']\n"
+            "print(sorted((s['is_expandable'], s['total_size']) for s in segments\n"
+            "             if s['segment_type'] == 'large'))\n"
+            "try:\n"
+            "    torch._C._accelerator_setAllocatorSettings('backend:cudaMallocAsync')\n"
+            "except RuntimeError as error:\n"
+            "    print(str(error).splitlines()[0])\n"
+        )
+        result = run_python(program)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        segments, error = result.stdout.splitlines()[-2:]
+        # a: a 20 MiB page of an expandable segment; b: a 12 MiB segment of its own.
+        self.assertEqual(segments, f"[(False, {12 << 20}), (True, {20 << 20})]")
+        self.assertTrue(
+            error.startswith(
+                "invalid torch._C._accelerator_setAllocatorSettings='backend:cudaMallocAsync': "
+                "only the native backend is available"
+            ),
+            error,
+        )
+
+
 class MemoryHistory(unittest.TestCase):
     def setUp(self) -> None:
         torch.cuda.empty_cache()  # so that each test's allocations take new segments

@@ -33,8 +33,32 @@ void test_config_parsing() {
   CHECK_EQ(spaced.max_split_size, mib(40));
   CHECK_EQ(spaced.max_non_split_rounding_size, mib(64));
   CHECK_TRUE(!spaced.expandable_segments);
-  // Accepted, and noted for the device layer's warning: allocation goes on without it.
   CHECK_TRUE(config_of("expandable_segments:True").expandable_segments);
+  CHECK_EQ(defaults.per_process_memory_fraction, -1.0);
+  CHECK_EQ(config_of("per_process_memory_fraction:0.25").per_process_memory_fraction, 0.25);
+  // Stock's keys with nothing to switch here are checked, then accepted.
+  const AllocatorConfig stock_keys = config_of(
+      "release_lock_on_cudamalloc:True,pinned_use_cuda_host_register:false,pinned_use_background_threads:True,"
+      "graph_capture_record_stream_reuse:False,pinned_num_register_threads:8,pinned_reserve_segment_size_mb:64");
+  CHECK_EQ(stock_keys.max_split_size, defaults.max_split_size);
+
+  // kKeys (what c10 is told this parser takes) is the parser's own list.
+  for (const char* key : AllocatorConfig::kKeys) {
+    try {
+      config_of(std::string(key) + ":?");
+      CHECK_TRUE(false);  // no key takes '?'
+    } catch (const RuntimeError& error) {
+      CHECK_TRUE(std::string(error.what()).find("unknown key") == std::string::npos);
+    }
+  }
+
+  // parse_onto: only the keys given change.
+  const AllocatorConfig onto = AllocatorConfig::parse_onto(spaced, "expandable_segments:True", "setAllocatorSettings");
+  CHECK_TRUE(onto.expandable_segments);
+  CHECK_EQ(onto.max_split_size, mib(40));
+  CHECK_EQ(onto.env_var, spaced.env_var);
+  CHECK_THROWS(AllocatorConfig::parse_onto(spaced, "foo:1", "setAllocatorSettings"), RuntimeError,
+               "invalid setAllocatorSettings='foo:1'");
 
   const AllocatorConfig bracket =
       config_of("roundup_power2_divisions:[256:1,512:2,1024:4,>:8]");
@@ -73,6 +97,11 @@ void test_config_parsing() {
   bad("roundup_power2_divisions:[256:1", "expected");
   bad("expandable_segments:maybe", "expected True or False");
   bad("backend:cudaMallocAsync", "only the native backend");
+  bad("per_process_memory_fraction:1.5", "must be in [0, 1]");
+  bad("release_lock_on_cudamalloc:yes", "expected True or False");
+  bad("pinned_num_register_threads:3", "power of two up to 128");
+  bad("pinned_num_register_threads:256", "power of two up to 128");
+  bad("pinned_reserve_segment_size_mb:0", "must be positive");
 
   setenv("TEST_ALLOC_CONF_FROM_ENV", "max_split_size_mb:64", 1);
   CHECK_EQ(AllocatorConfig::from_env("TEST_ALLOC_CONF_FROM_ENV").max_split_size, mib(64));

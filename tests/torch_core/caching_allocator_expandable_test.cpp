@@ -153,6 +153,27 @@ void test_off_by_default() {
   check_all_returned(allocator, runtime);
 }
 
+// Settings changed at run time (setAllocatorSettings): segments made from then on follow
+// them, those made before stay; a bad setting changes nothing.
+void test_settings_changed_at_run_time() {
+  SimulatedRuntime runtime(device_config());
+  CachingAllocator allocator(runtime);
+  StreamHandle stream = runtime.default_stream(0);
+  void* whole = allocator.allocate(0, mib(12), stream);
+  allocator.update_settings("expandable_segments:True", "test");
+  void* grown = allocator.allocate(0, mib(12), stream);
+  CHECK_THROWS(allocator.update_settings("expandable_segments:True,foo:1", "test"), RuntimeError, "unknown key");
+  std::vector<SegmentInfo> segments = allocator.snapshot();
+  CHECK_EQ(segments.size(), std::size_t{2});
+  CHECK_TRUE(segment_at(segments, whole) != nullptr && !segment_at(segments, whole)->is_expandable);
+  CHECK_TRUE(segment_at(segments, grown) != nullptr && segment_at(segments, grown)->is_expandable);
+  allocator.update_settings("expandable_segments:False,per_process_memory_fraction:0.5", "test");
+  CHECK_THROWS(allocator.allocate(0, mib(40), stream), OutOfMemoryError, "");  // 32 MiB allowed
+  allocator.free(whole);
+  allocator.free(grown);
+  check_all_returned(allocator, runtime);
+}
+
 }  // namespace
 
 int main() {
@@ -162,5 +183,6 @@ int main() {
   cc_check::run("out_of_memory_unmaps_and_retries", test_out_of_memory_unmaps_and_retries);
   cc_check::run("memory_fraction_bounds_mapping", test_memory_fraction_bounds_mapping);
   cc_check::run("off_by_default", test_off_by_default);
+  cc_check::run("settings_changed_at_run_time", test_settings_changed_at_run_time);
   return cc_check::summary();
 }

@@ -79,6 +79,7 @@ CachingAllocator& DeviceCachingAllocator::core() {
     }
     core_ = std::make_unique<CachingAllocator>(runtime_, std::move(config),
                                                c10::DeviceTypeName(device_type_));
+    settings_.attach(*core_);
   });
   return *core_;
 }

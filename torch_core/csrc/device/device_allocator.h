@@ -37,6 +37,7 @@
 #include "torch_core/csrc/runtime/allocator_snapshot.h"
 #include "torch_core/csrc/runtime/caching_allocator.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/device/allocator_settings.h"
 #include "torch_core/csrc/runtime/segment_source.h"
 
 namespace torch_core {
@@ -107,6 +108,7 @@ class DeviceCachingAllocator final : public c10::DeviceAllocator {
   const std::string config_env_;
   std::once_flag core_once_;
   std::unique_ptr<CachingAllocator> core_;
+  AllocatorSettings settings_;  // run-time changes, applied to core_ once it exists
   std::atomic<bool> has_source_{false};  // the hot path's check for a pluggable allocator
   mutable std::mutex source_mutex_;
   std::shared_ptr<const SegmentSource> source_;  // guarded by source_mutex_

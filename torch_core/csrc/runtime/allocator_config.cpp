@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "torch_core/csrc/runtime/device_runtime.h"
@@ -20,7 +21,17 @@ constexpr const char* kAccepted =
     "20>, garbage_collection_threshold:<fraction, 0 < x < 1>, "
     "roundup_power2_divisions:<0 or a power of two> or "
     "[<MiB, power of two>:<divisions>,...,>:<divisions>], expandable_segments:True|False, "
-    "backend:native";
+    "per_process_memory_fraction:<fraction, 0 <= x <= 1>, backend:native, and stock's keys that have "
+    "no effect here: release_lock_on_cudamalloc, pinned_use_cuda_host_register, "
+    "pinned_use_background_threads, graph_capture_record_stream_reuse (True|False), "
+    "pinned_num_register_threads:<power of two, <= 128>, pinned_reserve_segment_size_mb:<MiB>";
+
+// Stock's CUDA allocator keys that this allocator has nothing to switch by: checked as
+// stock checks them, so a setting written for stock is accepted, then ignored.
+bool is_flag_without_effect(const std::string& key) {
+  return key == "release_lock_on_cudamalloc" || key == "pinned_use_cuda_host_register" ||
+         key == "pinned_use_background_threads" || key == "graph_capture_record_stream_reuse";
+}
 
 bool is_power_of_two(std::size_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
@@ -59,9 +70,7 @@ class Parser {
   Parser(const std::string& text, const std::string& env_var)
       : text_(text), env_var_(env_var), tokens_(tokenize(text)) {}
 
-  AllocatorConfig run() {
-    AllocatorConfig config;
-    config.env_var = env_var_;
+  AllocatorConfig run(AllocatorConfig config) {
     while (i_ < tokens_.size()) {
       const std::string key = next("a key");
       item_ = key;
@@ -71,17 +80,20 @@ class Parser {
       } else if (key == "max_non_split_rounding_mb") {
         config.max_non_split_rounding_size = megabytes(key);
       } else if (key == "garbage_collection_threshold") {
-        config.garbage_collection_threshold = fraction(key);
+        config.garbage_collection_threshold = fraction(key, /*closed=*/false);
       } else if (key == "roundup_power2_divisions") {
         divisions(config);
       } else if (key == "expandable_segments") {
-        const std::string value = next("True or False");
-        item_ = key + ":" + value;
-        if (value == "True" || value == "true") {
-          config.expandable_segments = true;
-        } else if (value != "False" && value != "false") {
-          fail("expected True or False");
-        }
+        config.expandable_segments = boolean(key);
+      } else if (key == "per_process_memory_fraction") {
+        config.per_process_memory_fraction = fraction(key, /*closed=*/true);
+      } else if (is_flag_without_effect(key)) {
+        boolean(key);
+      } else if (key == "pinned_num_register_threads") {
+        const std::size_t threads = integer(key);
+        if (!is_power_of_two(threads) || threads > 128) fail("must be a power of two up to 128");
+      } else if (key == "pinned_reserve_segment_size_mb") {
+        if (integer(key) == 0) fail("must be positive");
       } else if (key == "backend") {
         const std::string value = next("native");
         item_ = key + ":" + value;
@@ -132,14 +144,24 @@ class Parser {
     return (mb > kMaxMb ? kMaxMb : mb) * kMiB;
   }
 
-  double fraction(const std::string& key) {
+  bool boolean(const std::string& key) {
+    const std::string value = next("True or False");
+    item_ = key + ":" + value;
+    if (value == "True" || value == "true") return true;
+    if (value != "False" && value != "false") fail("expected True or False");
+    return false;
+  }
+
+  // In (0, 1), or in [0, 1] when `closed`.
+  double fraction(const std::string& key, bool closed) {
     const std::string value = next("a number");
     item_ = key + ":" + value;
     char* end = nullptr;
     const double parsed = std::strtod(value.c_str(), &end);
     if (value.empty() || end != value.c_str() + value.size())
       fail("'" + value + "' is not a number");
-    if (!(parsed > 0.0 && parsed < 1.0)) fail(key + " must be in (0, 1)");
+    if (closed && !(parsed >= 0.0 && parsed <= 1.0)) fail(key + " must be in [0, 1]");
+    if (!closed && !(parsed > 0.0 && parsed < 1.0)) fail(key + " must be in (0, 1)");
     return parsed;
   }
 
@@ -208,7 +230,13 @@ std::size_t AllocatorConfig::divisions_for(std::size_t size) const {
 }
 
 AllocatorConfig AllocatorConfig::parse(const std::string& text, const std::string& env_var) {
-  return Parser(text, env_var).run();
+  AllocatorConfig config;
+  config.env_var = env_var;
+  return Parser(text, env_var).run(std::move(config));
+}
+
+AllocatorConfig AllocatorConfig::parse_onto(AllocatorConfig base, const std::string& text, const std::string& source) {
+  return Parser(text, source).run(std::move(base));
 }
 
 AllocatorConfig AllocatorConfig::from_env(const std::string& backend_env_var) {

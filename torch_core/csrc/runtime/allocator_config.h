@@ -43,6 +43,16 @@ struct AllocatorConfig {
   // the device layer warns once and allocates as without it, as stock does on a platform
   // without the driver API.
   bool expandable_segments = false;
+  // per_process_memory_fraction: the fraction of each device's memory the allocator may
+  // use from the start, as torch.cuda.set_per_process_memory_fraction; negative: unset.
+  double per_process_memory_fraction = -1.0;
+
+  // Every key parse() accepts.
+  static constexpr std::array<const char*, 13> kKeys = {
+      "max_split_size_mb", "max_non_split_rounding_mb", "garbage_collection_threshold",
+      "roundup_power2_divisions", "expandable_segments", "per_process_memory_fraction", "backend",
+      "release_lock_on_cudamalloc", "pinned_use_cuda_host_register", "pinned_use_background_threads",
+      "graph_capture_record_stream_reuse", "pinned_num_register_threads", "pinned_reserve_segment_size_mb"};
 
   // Divisions that apply to a request of `size` bytes.
   std::size_t divisions_for(std::size_t size) const;
@@ -50,6 +60,9 @@ struct AllocatorConfig {
   // Parses `text`; throws RuntimeError naming `env_var`, the bad item and the accepted
   // keys and ranges. An empty text gives the defaults.
   static AllocatorConfig parse(const std::string& text, const std::string& env_var);
+  // `base` with the keys that `text` gives changed (stock's setAllocatorSettings at run
+  // time); errors name `source`.
+  static AllocatorConfig parse_onto(AllocatorConfig base, const std::string& text, const std::string& source);
   // parse() of PYTORCH_ALLOC_CONF, the device-generic name, when it is set; else of
   // `backend_env_var` (PYTORCH_CUDA_ALLOC_CONF, the older name stock still reads); else
   // the defaults.

@@ -15,7 +15,7 @@ using caching_allocator_detail::out_of_memory_summary;
 
 CachingAllocator::CachingAllocator(DeviceRuntime& runtime, AllocatorConfig config,
                                    std::string device_type)
-    : runtime_(runtime), config_(std::move(config)), device_type_(std::move(device_type)) {
+    : runtime_(runtime), config_(std::move(config)), settings_(config_), device_type_(std::move(device_type)) {
   const int count = runtime_.device_count();
   devices_.reserve(static_cast<std::size_t>(count));
   for (int device = 0; device < count; ++device)
@@ -29,6 +29,13 @@ CachingAllocator::~CachingAllocator() {
       if (allocation.block == nullptr) runtime_.free(allocation.device, ptr);
     }
   }
+}
+
+void CachingAllocator::update_settings(const std::string& text, const std::string& source) {
+  std::lock_guard<std::mutex> lock(settings_mutex_);
+  AllocatorConfig updated = AllocatorConfig::parse_onto(settings_, text, source);
+  settings_ = std::move(updated);
+  for (const auto& device : devices_) device->apply_config(settings_);
 }
 
 DeviceCache& CachingAllocator::device_cache(int device) const {

@@ -91,6 +91,11 @@ class CachingAllocator {
   // this allocator did not hand out or whose segment is not the runtime's (a
   // SegmentSource's memory cannot be shared).
   void* segment_base(void* ptr) const;
+  // Applies allocator settings at run time (stock's
+  // torch._C._accelerator_setAllocatorSettings): the keys `text` gives change on every
+  // device, the others keep their values; segments already made stay as they are. Throws
+  // RuntimeError naming `source`, changing nothing, for a bad setting.
+  void update_settings(const std::string& text, const std::string& source);
   // torch.cuda.caching_allocator_enable. Caching stays off under config.uncached.
   void set_caching_enabled(bool enabled) { caching_.store(enabled, std::memory_order_release); }
   bool caching_enabled() const {
@@ -136,7 +141,6 @@ class CachingAllocator {
   // The stack that allocated the live `ptr`; null when none was recorded.
   Traceback allocation_traceback(void* ptr) const;
 
-  const AllocatorConfig& config() const { return config_; }
   int device_count() const { return static_cast<int>(devices_.size()); }
 
  private:
@@ -160,7 +164,9 @@ class CachingAllocator {
   void* allocate_uncached(int device, std::size_t bytes);
 
   DeviceRuntime& runtime_;
-  const AllocatorConfig config_;
+  const AllocatorConfig config_;  // as the allocator was made
+  std::mutex settings_mutex_;
+  AllocatorConfig settings_;  // the latest, under settings_mutex_
   const std::string device_type_;
   std::vector<std::unique_ptr<caching_allocator_detail::DeviceCache>> devices_;
   mutable std::array<Shard, kShards> shards_;

@@ -15,13 +15,22 @@ namespace sizes = allocator_sizes;
 
 DeviceCache::DeviceCache(DeviceRuntime& runtime, int device, const AllocatorConfig& config,
                          const std::string& device_type)
-    : runtime_(runtime),
-      device_(device),
-      config_(config),
-      device_type_(device_type),
-      expandable_(config.expandable_segments && runtime.vm_granularity(device) > 0) {
+    : runtime_(runtime), device_(device), device_type_(device_type) {
+  apply_config(config);
+}
+
+void DeviceCache::apply_config(const AllocatorConfig& config) {
+  // Asked of the runtime outside the lock, and only when it matters.
+  const bool expandable = config.expandable_segments && runtime_.vm_granularity(device_) > 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  config_ = config;
+  expandable_ = expandable;
   constexpr auto kMax = static_cast<std::size_t>(std::numeric_limits<int64_t>::max());
   stats_.max_split_size = static_cast<int64_t>(std::min(config.max_split_size, kMax));
+  if (config.per_process_memory_fraction >= 0.0) {
+    memory_fraction_ = config.per_process_memory_fraction;
+    fraction_set_ = true;
+  }
 }
 
 DeviceCache::~DeviceCache() {
@@ -211,9 +220,10 @@ void* DeviceCache::segment_base(const Block* block) {
                        "shared with another process; copy it into memory of the default allocator first");
   }
   if (block->expandable != nullptr) {
-    throw RuntimeError(device_type_ + " memory of an expandable segment (expandable_segments:True) cannot be "
-                       "shared with another process by this allocator yet; share a tensor allocated with "
-                       "expandable_segments:False, or copy it into a torch.cuda.MemPool's memory first");
+    throw RuntimeError("Tensors allocated with expandable_segments:True cannot be shared between processes by "
+                       "this allocator yet. Consider using expandable_segments:False where they are allocated, "
+                       "e.g. in data loading workers via "
+                       "torch.cuda.memory._set_allocator_settings('expandable_segments:False')");
   }
   while (block->prev != nullptr) block = block->prev;
   return block->ptr;

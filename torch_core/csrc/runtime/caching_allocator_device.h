@@ -30,7 +30,7 @@ std::string out_of_memory_summary(const std::string& device_type, int device, st
 
 class DeviceCache {
  public:
-  // `config` and `device_type` are owned by the CachingAllocator and outlive this.
+  // `device_type` is owned by the CachingAllocator and outlives this.
   DeviceCache(DeviceRuntime& runtime, int device, const AllocatorConfig& config,
               const std::string& device_type);
   // Gives every segment back to the runtime, allocated or not.
@@ -52,6 +52,8 @@ class DeviceCache {
   void reset_peak_stats();
   void reset_accumulated_stats();
   void set_memory_fraction(double fraction);
+  // New settings from now on (segments already made stay as they are).
+  void apply_config(const AllocatorConfig& config);
   void append_snapshot(std::vector<SegmentInfo>& out);
   // Private pools (CUDA graphs): while a filter is registered, the requests whose stream
   // it accepts are served from pool `id`'s own blocks, which no other request reuses.
@@ -148,7 +150,7 @@ class DeviceCache {
 
   DeviceRuntime& runtime_;
   const int device_;
-  const AllocatorConfig& config_;
+  AllocatorConfig config_;  // under mutex_, as everything the settings decide
   const std::string& device_type_;
 
   std::mutex mutex_;
@@ -192,7 +194,7 @@ class DeviceCache {
   std::vector<EventHandle> spare_events_;
   std::size_t reserved_ = 0;
   std::size_t capacity_ = 0;         // looked up on first need
-  const bool expandable_;
+  bool expandable_ = false;
   std::map<std::pair<const BlockPool*, StreamHandle>, std::unique_ptr<ExpandableSegment>> expandable_segments_;
   double memory_fraction_ = 1.0;
   bool fraction_set_ = false;
