@@ -53,6 +53,18 @@ struct Block {
   bool mapped = true;
 
   bool is_split() const { return prev != nullptr || next != nullptr; }
+  // Takes over the range of `neighbour` (prev or next), which the caller then deletes.
+  void absorb(const Block* neighbour) {
+    if (prev == neighbour) {
+      ptr = neighbour->ptr;
+      prev = neighbour->prev;
+      if (prev != nullptr) prev->next = this;
+    } else {
+      next = neighbour->next;
+      if (next != nullptr) next->prev = this;
+    }
+    size += neighbour->size;
+  }
   // A whole segment from the runtime (or a pool's source), which release gives back.
   bool is_whole_segment() const { return expandable == nullptr && !is_split(); }
 };

@@ -270,16 +270,8 @@ std::size_t DeviceCache::try_merge(Block* dst, Block* src) {
   if (src == nullptr || src->allocated || src->event_count > 0 || !src->stream_uses.empty() ||
       src->mapped != dst->mapped)
     return 0;
-  if (dst->prev == src) {
-    dst->ptr = src->ptr;
-    dst->prev = src->prev;
-    if (dst->prev != nullptr) dst->prev->next = dst;
-  } else {
-    dst->next = src->next;
-    if (dst->next != nullptr) dst->next->prev = dst;
-  }
   const std::size_t subsumed = src->size;
-  dst->size += subsumed;
+  dst->absorb(src);
   src->pool->blocks.erase(src);
   delete src;
   return subsumed;

@@ -169,15 +169,7 @@ void DeviceCache::merge_unmapped(Block* dst, Block* src) {
   ExpandableSegment& segment = *dst->expandable;
   segment.unmapped.erase(dst);  // its address may change
   segment.unmapped.erase(src);
-  if (dst->prev == src) {
-    dst->ptr = src->ptr;
-    dst->prev = src->prev;
-    if (dst->prev != nullptr) dst->prev->next = dst;
-  } else {
-    dst->next = src->next;
-    if (dst->next != nullptr) dst->next->prev = dst;
-  }
-  dst->size += src->size;
+  dst->absorb(src);
   delete src;
   segment.unmapped.insert(dst);
 }
