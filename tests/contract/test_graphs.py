@@ -170,6 +170,32 @@ class Graphs(unittest.TestCase):
 
 @unittest.skipUnless(IS_CUDA, f"torch.cuda's graph API; torch.{DEVICE} has none in stock torch")
 class CudaGraphs(unittest.TestCase):
+    def test_registered_generator_draws_afresh_at_each_replay(self) -> None:
+        # register_generator_state: a generator of the user's, graph-safe as the default.
+        generator = torch.Generator(device=DEVICE)
+        graph = torch.cuda.CUDAGraph()
+        graph.register_generator_state(generator)
+        with torch.cuda.graph(graph):
+            out = torch.rand(1000, device=DEVICE, generator=generator)
+        generator.manual_seed(11)
+        replays = []
+        for _ in range(2):
+            graph.replay()
+            replays.append(out.cpu())
+        generator.manual_seed(11)
+        eager = [torch.rand(1000, device=DEVICE, generator=generator).cpu() for _ in range(2)]
+        for got, expected in zip(replays, eager, strict=True):
+            torch.testing.assert_close(got, expected, rtol=0, atol=0)
+        self.assertFalse(torch.equal(replays[0], replays[1]))
+        with self.assertRaisesRegex(RuntimeError, "expected a CUDA generator"):
+            torch.cuda.CUDAGraph().register_generator_state(torch.Generator())
+        with self.assertRaisesRegex(RuntimeError, "expected a torch.Generator"):
+            torch.cuda.CUDAGraph().register_generator_state(3)
+        late = torch.cuda.CUDAGraph()
+        with self.assertRaisesRegex(RuntimeError, "before capture_begin"):
+            with torch.cuda.graph(late):
+                late.register_generator_state(generator)
+
     def test_cuda_graph_context_and_capturing_flag(self) -> None:
         x = torch.zeros(8, device=DEVICE)
         flags: list[bool] = []

@@ -1,5 +1,6 @@
 #include "torch_core/csrc/device/device_graph.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -61,15 +62,16 @@ void DeviceGraph::capture_begin(c10::MempoolId_t pool, at::GraphCaptureMode mode
   const c10::MempoolId_t pool_id =
       pool.first != 0 || pool.second != 0 ? pool : new_internal_pool_id();
 
-  PhiloxGenerator* generator = backend_.default_generator(device).get<PhiloxGenerator>();
-  {
-    const std::lock_guard<std::mutex> lock(generator->mutex_);
-    generator->capture_prologue();
-  }
+  const at::Generator& default_generator = backend_.default_generator(device);
+  const bool registered = std::any_of(generators_.begin(), generators_.end(), [&](const CapturedGenerator& entry) {
+    return entry.philox == default_generator.get<PhiloxGenerator>();
+  });
+  if (!registered) generators_.push_back({default_generator, default_generator.get<PhiloxGenerator>()});
+  begin_generator_captures();
   try {
     runtime_call(type, [&] { runtime.begin_capture(handle, capture_mode(mode)); });
   } catch (...) {
-    abandon_generator_capture(generator);
+    release_generators();
     throw;
   }
   const std::uint64_t id = runtime_call(type, [&] { return runtime.capture_id(handle); });
@@ -77,11 +79,10 @@ void DeviceGraph::capture_begin(c10::MempoolId_t pool, at::GraphCaptureMode mode
     backend_.allocator().core().begin_allocate_to_pool(
         device, pool_id, [&runtime, id](StreamHandle s) { return runtime.capture_id(s) == id; });
   } catch (...) {
-    abandon_generator_capture(generator);
+    release_generators();
     runtime.destroy_graph(runtime.end_capture(handle));
     throw;
   }
-  generator_ = generator;
   device_ = device;
   capture_stream_ = handle;
   pool_ = pool_id;
@@ -99,7 +100,7 @@ void DeviceGraph::capture_end() {
               "Capture must end on the same stream it began on.");
   capturing_ = false;
   captures_underway_.fetch_sub(1);
-  generator_increment_ = end_generator_capture(generator_);
+  end_generator_captures();
   backend_.allocator().core().end_allocate_to_pool(device_, pool_);
   GraphHandle graph = nullptr;
   try {
@@ -137,27 +138,59 @@ void DeviceGraph::replay() {
   DeviceRuntime& runtime = backend_.runtime();
   const CurrentDeviceScope on_device(runtime, device_);
   const StreamHandle stream = backend_.streams().current_handle(device_);
-  if (generator_increment_ > 0) {  // the numbers this replay draws, where its kernels read them
-    const std::lock_guard<std::mutex> lock(generator_->mutex_);
-    generator_->replay_prologue(generator_increment_);
+  for (const CapturedGenerator& entry : generators_) {  // what this replay draws, where its kernels read it
+    if (entry.increment == 0) continue;
+    const std::lock_guard<std::mutex> lock(entry.philox->mutex_);
+    entry.philox->replay_prologue(entry.increment);
   }
   runtime_call(backend_.device_type(), [&] { runtime.launch_graph(exec_, stream); });
 }
 
-uint64_t DeviceGraph::end_generator_capture(PhiloxGenerator* generator) {
-  const std::lock_guard<std::mutex> lock(generator->mutex_);
-  return generator->capture_epilogue();
+void DeviceGraph::register_generator(const at::Generator& generator) {
+  TORCH_CHECK(!capturing_, "register_generator_state: register generators before capture_begin()");
+  TORCH_CHECK(generator.device().type() == backend_.device_type(), "register_generator_state: expected a ",
+              c10::DeviceTypeName(backend_.device_type()), " generator, got one of device ", generator.device());
+  auto* philox = dynamic_cast<PhiloxGenerator*>(generator.unsafeGetGeneratorImpl());
+  TORCH_CHECK(philox != nullptr, "register_generator_state: the generator is not one of ",
+              c10::DeviceTypeName(backend_.device_type()), "'s backend");
+  for (const CapturedGenerator& entry : generators_) {
+    if (entry.philox == philox) return;
+  }
+  generators_.push_back({generator, philox});
 }
 
-void DeviceGraph::release_generator(PhiloxGenerator* generator) {
-  const std::lock_guard<std::mutex> lock(generator->mutex_);
-  generator->release_graph();
+void DeviceGraph::begin_generator_captures() {
+  for (CapturedGenerator& entry : generators_) {
+    try {
+      const std::lock_guard<std::mutex> lock(entry.philox->mutex_);
+      entry.philox->capture_prologue();
+    } catch (...) {
+      release_generators();
+      throw;
+    }
+    entry.in_graph = true;
+    entry.capturing = true;
+  }
 }
 
-void DeviceGraph::abandon_generator_capture(PhiloxGenerator* generator) {
-  const std::lock_guard<std::mutex> lock(generator->mutex_);
-  generator->capture_epilogue();
-  generator->release_graph();
+void DeviceGraph::end_generator_captures() {
+  for (CapturedGenerator& entry : generators_) {
+    if (!entry.capturing) continue;
+    const std::lock_guard<std::mutex> lock(entry.philox->mutex_);
+    entry.increment = entry.philox->capture_epilogue();
+    entry.capturing = false;
+  }
+}
+
+void DeviceGraph::release_generators() {
+  for (CapturedGenerator& entry : generators_) {
+    const std::lock_guard<std::mutex> lock(entry.philox->mutex_);
+    if (entry.capturing) entry.philox->capture_epilogue();
+    if (entry.in_graph) entry.philox->release_graph();
+    entry.capturing = false;
+    entry.in_graph = false;
+    entry.increment = 0;
+  }
 }
 
 void DeviceGraph::reset() {
@@ -165,7 +198,7 @@ void DeviceGraph::reset() {
   if (capturing_) {  // abandoned mid-capture: end it, keeping nothing
     capturing_ = false;
     captures_underway_.fetch_sub(1);
-    end_generator_capture(generator_);
+    end_generator_captures();
     backend_.allocator().core().end_allocate_to_pool(device_, pool_);
     try {
       runtime.destroy_graph(runtime.end_capture(capture_stream_));
@@ -180,11 +213,8 @@ void DeviceGraph::reset() {
     graph_ = nullptr;
   });
   has_graph_ = false;
-  if (generator_ != nullptr) {  // its device words go with the last graph that reads them
-    release_generator(generator_);
-    generator_ = nullptr;
-    generator_increment_ = 0;
-  }
+  release_generators();  // their device words go with the last graph that reads them
+  generators_.clear();
   release_pool_once();
 }
 

@@ -9,14 +9,18 @@
 // launches it on the current stream of the capture's device. reset() (and destruction)
 // releases the pool: its memory goes back at the next empty_cache().
 //
-// Random numbers in a capture come from the capturing device's default generator, graph-
-// safe (philox_generator.h): each replay writes the generator's seed and offset to device
+// Random numbers in a capture come from the capturing device's default generator and the
+// generators registered before capture_begin() (register_generator_state), graph-safe
+// (philox_generator.h): each replay writes each generator's seed and offset to device
 // memory its kernels read, then advances the offset, so replays draw fresh numbers.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include <ATen/core/Generator.h>
 
 #include <ATen/core/GraphImplInterface.h>
 #include <c10/core/Stream.h>
@@ -45,6 +49,11 @@ class DeviceGraph final : public at::GraphImplInterface {
   void enable_debug_mode() override;
   void debug_dump(const std::string& path) override;
 
+  // A generator of this backend's device type (other than the capture device's default,
+  // which is always taken) that the next capture may draw from: stock's
+  // register_generator_state. Refused during a capture; reset() forgets it.
+  void register_generator(const at::Generator& generator);
+
   // The runtime's handles (a cudaGraph_t / cudaGraphExec_t for CUDA), for
   // raw_cuda_graph() and raw_cuda_graph_exec(); each must exist.
   GraphHandle raw_graph() const;
@@ -55,12 +64,12 @@ class DeviceGraph final : public at::GraphImplInterface {
 
  private:
   void release_pool_once();
-  // Ends the generator's part in the capture; returns what one replay draws from it.
-  static uint64_t end_generator_capture(PhiloxGenerator* generator);
-  // This graph no longer reads the generator's device words.
-  static void release_generator(PhiloxGenerator* generator);
-  // A capture that failed to begin: both of the above.
-  static void abandon_generator_capture(PhiloxGenerator* generator);
+  // Starts the capture's part of every generator; on failure, undoes what it started.
+  void begin_generator_captures();
+  // Ends the capture's part of every generator, noting what one replay draws from each.
+  void end_generator_captures();
+  // Ends what is still open, and this graph no longer reads the generators' device words.
+  void release_generators();
 
   Backend& backend_;
   const bool keep_graph_;
@@ -71,8 +80,14 @@ class DeviceGraph final : public at::GraphImplInterface {
   c10::DeviceIndex device_ = -1;
   StreamHandle capture_stream_ = nullptr;
   c10::MempoolId_t pool_{0, 0};
-  PhiloxGenerator* generator_ = nullptr;  // the capture device's default generator
-  uint64_t generator_increment_ = 0;      // what one replay draws from it
+  struct CapturedGenerator {
+    at::Generator generator;  // held: a user's generator must outlive the graph's replays
+    PhiloxGenerator* philox;
+    bool in_graph = false;   // its capture began: this graph is a user of its device words
+    bool capturing = false;  // between its capture's prologue and epilogue
+    uint64_t increment = 0;  // what one replay draws from it
+  };
+  std::vector<CapturedGenerator> generators_;
   GraphHandle graph_ = nullptr;
   GraphExecHandle exec_ = nullptr;
 

@@ -8,6 +8,7 @@
 
 #include <c10/util/Exception.h>
 #include <pybind11/stl.h>
+#include <torch/csrc/Generator.h>
 
 #include "torch_core/csrc/device/backend.h"
 #include "torch_core/csrc/device/device_graph.h"
@@ -48,6 +49,14 @@ void bind_graphs(py::module_& m, Backend& backend) {
       .def("replay", &DeviceGraph::replay, py::call_guard<py::gil_scoped_release>())
       .def("reset", &DeviceGraph::reset, py::call_guard<py::gil_scoped_release>())
       .def("pool", [](const DeviceGraph& graph) { return PoolId(graph.pool()); })
+      .def("register_generator_state",
+           [](DeviceGraph& graph, const py::object& generator) {
+             TORCH_CHECK(THPGenerator_Check(generator.ptr()),
+                         "register_generator_state: expected a torch.Generator, got ",
+                         py::str(py::type::of(generator)).cast<std::string>());
+             graph.register_generator(reinterpret_cast<THPGenerator*>(generator.ptr())->cdata);
+           },
+           py::arg("generator"))
       .def("enable_debug_mode", &DeviceGraph::enable_debug_mode)
       .def("debug_dump", &DeviceGraph::debug_dump, py::arg("debug_path"))
       .def("raw_graph", [](const DeviceGraph& graph) {

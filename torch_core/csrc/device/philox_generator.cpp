@@ -73,8 +73,9 @@ PhiloxInputs PhiloxGenerator::philox_inputs(uint64_t draws) {
   if (current_stream_capturing(device_.type(), device_.index())) {
     // A value baked into the graph would repeat the same numbers at every replay.
     TORCH_CHECK(capturing_, "Random number generation while capturing a ", c10::DeviceTypeName(device_.type()),
-                " graph uses a generator the capture does not own: inside a capture only the default "
-                "generator of the capturing device can be used");
+                " graph uses a generator the capture does not own: register it with the graph's "
+                "register_generator_state() before capture_begin(), or use the capturing device's default "
+                "generator");
     const auto* words = static_cast<const uint64_t*>(graph_words_.const_data_ptr());
     PhiloxInputs inputs{0, graph_draws_, words, words + 1};
     graph_draws_ += rounded;
@@ -86,9 +87,9 @@ PhiloxInputs PhiloxGenerator::philox_inputs(uint64_t draws) {
 }
 
 void PhiloxGenerator::capture_prologue() {
-  TORCH_CHECK(!capturing_, "The default ", c10::DeviceTypeName(device_.type()), " generator of device ",
+  TORCH_CHECK(!capturing_, "A ", c10::DeviceTypeName(device_.type()), " generator of device ",
               static_cast<int>(device_.index()), " is in use by another graph's capture; capture one graph at a "
-              "time on a device");
+              "time with a generator");
   if (!graph_words_.defined()) {  // outside the capture: not memory of the graph's pool
     const c10::DeviceGuard on_device(device_);
     graph_words_ = at::detail::empty_generic({2}, &Backend::get(device_.type()).allocator(), key_set_for(device_),

@@ -17,19 +17,14 @@ def build(C: ModuleType) -> dict[str, Any]:
     names = Names()
 
     class _CUDAGraph(C._Graph):  # type: ignore[misc, name-defined]
-        """torch.cuda.CUDAGraph's base: capture, instantiate, replay, reset, pool."""
+        """torch.cuda.CUDAGraph's base: capture, instantiate, replay, reset, pool,
+        register_generator_state."""
 
         def raw_cuda_graph(self) -> int:
             return int(self.raw_graph())
 
         def raw_cuda_graph_exec(self) -> int:
             return int(self.raw_graph_exec())
-
-        def register_generator_state(self, *args: object) -> None:
-            raise RuntimeError(
-                "torch_cuda does not capture random number generation in CUDA graphs yet: "
-                "generate random numbers outside the capture"
-            )
 
     names["_CUDAGraph"] = _CUDAGraph
 
