@@ -33,9 +33,12 @@ class Profiler(unittest.TestCase):
 
     def check_device_time(self, prof: object) -> None:
         # The range's launch returns at once; its device time is the stream's busy time.
-        self.assertGreater(device_total_us(prof, "busy"), 0.6 * BUSY_MS * 1000)
+        busy = device_total_us(prof, "busy")
+        self.assertGreater(busy, 0.6 * BUSY_MS * 1000)
         self.assertGreater(device_total_us(prof, "aten::mm"), 0.0)
-        self.assertLess(device_total_us(prof, "aten::mm"), 0.5 * BUSY_MS * 1000)
+        # The mm's own time, not the busy work queued before it. (Not a fixed bound: on a
+        # loaded machine a simulated 64 x 64 mm took 32 ms.)
+        self.assertLess(device_total_us(prof, "aten::mm"), busy)
 
     def profiled_work(self) -> None:
         x = torch.randn(64, 64, device=DEVICE)
