@@ -7,7 +7,6 @@
 #include <memory>
 #include <set>
 #include <utility>
-#include <vector>
 
 #include "torch_core/csrc/runtime/allocator_history.h"
 #include "torch_core/csrc/runtime/allocator_snapshot.h"
@@ -83,8 +82,8 @@ struct ExpandableSegment {
   void* base;
   std::size_t reserved;            // a multiple of `page`
   std::size_t page;                // mapped and unmapped at once
-  std::vector<bool> page_mapped;   // by page index
-  std::set<Block*, ByAddress> unmapped;  // its unmapped blocks
+  // Its unmapped blocks: everything between them is mapped.
+  std::set<Block*, ByAddress> unmapped;
 };
 
 // Best fit per stream: ordered by (stream, size, address), so lower_bound on a key of the

@@ -155,19 +155,13 @@ Block* DeviceCache::take(Block* block, const Request& request) {
     remaining->ptr = static_cast<char*>(remaining->ptr) + request.size;
     remaining->size -= request.size;
     pool.insert(remaining);
-    for_each_stat(pool, [&](std::size_t type) {
-      if (already_split) {  // an inactive split piece shrinks
-        stats_.inactive_split_bytes[type].decrease(static_cast<int64_t>(block->size));
-      } else {  // a whole segment becomes split: its remainder is a new inactive piece
-        stats_.inactive_split_bytes[type].increase(static_cast<int64_t>(remaining->size));
-        stats_.inactive_split[type].increase(1);
-      }
-    });
+    if (already_split) {  // an inactive split piece shrinks
+      account_inactive_split(pool, 0, -static_cast<int64_t>(block->size));
+    } else {  // a whole segment becomes split: its remainder is a new inactive piece
+      account_inactive_split(pool, 1, static_cast<int64_t>(remaining->size));
+    }
   } else if (already_split) {  // an inactive split piece becomes active as a whole
-    for_each_stat(pool, [&](std::size_t type) {
-      stats_.inactive_split_bytes[type].decrease(static_cast<int64_t>(block->size));
-      stats_.inactive_split[type].decrease(1);
-    });
+    account_inactive_split(pool, -1, -static_cast<int64_t>(block->size));
   }
 
   block->allocated = true;
@@ -254,14 +248,20 @@ void DeviceCache::cache(Block* block) {
     split_blocks += 1;
     split_bytes += static_cast<int64_t>(block->size);
   }
+  account_inactive_split(pool, split_blocks, split_bytes);
   for_each_stat(pool, [&](std::size_t type) {
-    if (split_blocks > 0) stats_.inactive_split[type].increase(split_blocks);
-    if (split_blocks < 0) stats_.inactive_split[type].decrease(-split_blocks);
-    if (split_bytes > 0) stats_.inactive_split_bytes[type].increase(split_bytes);
-    if (split_bytes < 0) stats_.inactive_split_bytes[type].decrease(-split_bytes);
     stats_.active[type].decrease(1);
     stats_.active_bytes[type].decrease(static_cast<int64_t>(original_size));
     stats_.requested_bytes[type].decrease(static_cast<int64_t>(requested));
+  });
+}
+
+void DeviceCache::account_inactive_split(const BlockPool& pool, int64_t blocks, int64_t bytes) {
+  for_each_stat(pool, [&](std::size_t type) {
+    if (blocks > 0) stats_.inactive_split[type].increase(blocks);
+    if (blocks < 0) stats_.inactive_split[type].decrease(-blocks);
+    if (bytes > 0) stats_.inactive_split_bytes[type].increase(bytes);
+    if (bytes < 0) stats_.inactive_split_bytes[type].decrease(-bytes);
   });
 }
 

@@ -104,6 +104,8 @@ class DeviceCache {
   bool should_split(const Block* block, std::size_t size) const;
   Block* take(Block* block, const Request& request);
   void cache(Block* block);
+  // Cached pieces of split segments gained (positive) or lost, and their bytes.
+  void account_inactive_split(const BlockPool& pool, int64_t blocks, int64_t bytes);
   std::size_t try_merge(Block* dst, Block* src);
 
   void record_events(Block* block);
@@ -131,12 +133,13 @@ class DeviceCache {
   // Maps enough pages after the free tail of the pool's segment for `request`; the
   // block is merged with its free neighbours and out of the cache.
   Block* map_expandable(const Request& request);
-  bool map_pages(ExpandableSegment& segment, char* start, std::size_t bytes);
+  // Maps [start, start + bytes) a page at a time; on failure, none of it stays mapped.
+  bool map_pages(const ExpandableSegment& segment, char* start, std::size_t bytes);
+  void unmap_pages(const ExpandableSegment& segment, char* from, char* to);
   // Unmaps the whole pages inside a cached block; what is left of it stays cached.
   void unmap_free_pages(Block* block);
   // Folds an unmapped neighbour `src` into the unmapped block `dst`.
   void merge_unmapped(Block* dst, Block* src);
-  void account_inactive_split(const BlockPool& pool, int64_t blocks, int64_t bytes);
   // Unmaps everything and gives the address space back (the destructor).
   void release_expandable_segments();
 

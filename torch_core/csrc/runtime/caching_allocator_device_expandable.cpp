@@ -36,8 +36,7 @@ ExpandableSegment& DeviceCache::expandable_segment(BlockPool& pool, StreamHandle
                                     granularity);
   const std::size_t reserved = round_up(capacity(), page);
   void* base = runtime_.vm_reserve(device_, reserved);
-  slot = std::make_unique<ExpandableSegment>(ExpandableSegment{base, reserved, page, {}, {}});
-  slot->page_mapped.assign(reserved / page, false);
+  slot = std::make_unique<ExpandableSegment>(ExpandableSegment{base, reserved, page, {}});
   auto* whole = new Block(stream, reserved, &pool, base);
   whole->expandable = slot.get();
   whole->mapped = false;
@@ -45,21 +44,17 @@ ExpandableSegment& DeviceCache::expandable_segment(BlockPool& pool, StreamHandle
   return *slot;
 }
 
-bool DeviceCache::map_pages(ExpandableSegment& segment, char* start, std::size_t bytes) {
-  const auto first = static_cast<std::size_t>(start - static_cast<char*>(segment.base)) / segment.page;
-  const std::size_t count = bytes / segment.page;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (runtime_.vm_map(device_, start + i * segment.page, segment.page)) {
-      segment.page_mapped[first + i] = true;
-      continue;
-    }
-    for (std::size_t j = 0; j < i; ++j) {  // out of memory: give back what this call mapped
-      runtime_.vm_unmap(device_, start + j * segment.page, segment.page);
-      segment.page_mapped[first + j] = false;
-    }
+bool DeviceCache::map_pages(const ExpandableSegment& segment, char* start, std::size_t bytes) {
+  for (char* page = start; page < start + bytes; page += segment.page) {
+    if (runtime_.vm_map(device_, page, segment.page)) continue;
+    unmap_pages(segment, start, page);  // out of memory: give back what this call mapped
     return false;
   }
   return true;
+}
+
+void DeviceCache::unmap_pages(const ExpandableSegment& segment, char* from, char* to) {
+  for (char* page = from; page < to; page += segment.page) runtime_.vm_unmap(device_, page, segment.page);
 }
 
 Block* DeviceCache::map_expandable(const Request& request) {
@@ -127,10 +122,7 @@ void DeviceCache::unmap_free_pages(Block* block) {
   const bool was_split = block->is_split();
 
   pool.blocks.erase(block);
-  for (char* page = first; page < last; page += segment.page) {
-    runtime_.vm_unmap(device_, page, segment.page);
-    segment.page_mapped[static_cast<std::size_t>(page - base) / segment.page] = false;
-  }
+  unmap_pages(segment, first, last);
   const auto unmapped_bytes = static_cast<std::size_t>(last - first);
   reserved_ -= unmapped_bytes;
   ++stats_.num_device_free;
@@ -174,22 +166,16 @@ void DeviceCache::merge_unmapped(Block* dst, Block* src) {
   segment.unmapped.insert(dst);
 }
 
-void DeviceCache::account_inactive_split(const BlockPool& pool, int64_t blocks, int64_t bytes) {
-  for_each_stat(pool, [&](std::size_t type) {
-    if (blocks > 0) stats_.inactive_split[type].increase(blocks);
-    if (blocks < 0) stats_.inactive_split[type].decrease(-blocks);
-    if (bytes > 0) stats_.inactive_split_bytes[type].increase(bytes);
-    if (bytes < 0) stats_.inactive_split_bytes[type].decrease(-bytes);
-  });
-}
-
 void DeviceCache::release_expandable_segments() {
   for (auto& [key, segment] : expandable_segments_) {
     (void)key;
-    auto* base = static_cast<char*>(segment->base);
-    for (std::size_t i = 0; i < segment->page_mapped.size(); ++i) {
-      if (segment->page_mapped[i]) runtime_.vm_unmap(device_, base + i * segment->page, segment->page);
+    // What lies between the unmapped blocks (kept in address order) is mapped.
+    auto* mapped_from = static_cast<char*>(segment->base);
+    for (const Block* unmapped : segment->unmapped) {
+      unmap_pages(*segment, mapped_from, static_cast<char*>(unmapped->ptr));
+      mapped_from = static_cast<char*>(unmapped->ptr) + unmapped->size;
     }
+    unmap_pages(*segment, mapped_from, static_cast<char*>(segment->base) + segment->reserved);
     runtime_.vm_release(device_, segment->base, segment->reserved);
     for (Block* block : segment->unmapped) delete block;
   }
