@@ -1,6 +1,5 @@
 #include "torch_core/csrc/device/device_graph.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -62,11 +61,7 @@ void DeviceGraph::capture_begin(c10::MempoolId_t pool, at::GraphCaptureMode mode
   const c10::MempoolId_t pool_id =
       pool.first != 0 || pool.second != 0 ? pool : new_internal_pool_id();
 
-  const at::Generator& default_generator = backend_.default_generator(device);
-  const bool registered = std::any_of(generators_.begin(), generators_.end(), [&](const CapturedGenerator& entry) {
-    return entry.philox == default_generator.get<PhiloxGenerator>();
-  });
-  if (!registered) generators_.push_back({default_generator, default_generator.get<PhiloxGenerator>()});
+  add_generator(backend_.default_generator(device));
   begin_generator_captures();
   try {
     runtime_call(type, [&] { runtime.begin_capture(handle, capture_mode(mode)); });
@@ -150,9 +145,14 @@ void DeviceGraph::register_generator(const at::Generator& generator) {
   TORCH_CHECK(!capturing_, "register_generator_state: register generators before capture_begin()");
   TORCH_CHECK(generator.device().type() == backend_.device_type(), "register_generator_state: expected a ",
               c10::DeviceTypeName(backend_.device_type()), " generator, got one of device ", generator.device());
-  auto* philox = dynamic_cast<PhiloxGenerator*>(generator.unsafeGetGeneratorImpl());
-  TORCH_CHECK(philox != nullptr, "register_generator_state: the generator is not one of ",
-              c10::DeviceTypeName(backend_.device_type()), "'s backend");
+  TORCH_CHECK(dynamic_cast<PhiloxGenerator*>(generator.unsafeGetGeneratorImpl()) != nullptr,
+              "register_generator_state: the generator is not one of ", c10::DeviceTypeName(backend_.device_type()),
+              "'s backend");
+  add_generator(generator);
+}
+
+void DeviceGraph::add_generator(const at::Generator& generator) {
+  auto* philox = static_cast<PhiloxGenerator*>(generator.unsafeGetGeneratorImpl());
   for (const CapturedGenerator& entry : generators_) {
     if (entry.philox == philox) return;
   }

@@ -64,6 +64,8 @@ class DeviceGraph final : public at::GraphImplInterface {
 
  private:
   void release_pool_once();
+  // A backend generator (a PhiloxGenerator) for the next capture, once.
+  void add_generator(const at::Generator& generator);
   // Starts the capture's part of every generator; on failure, undoes what it started.
   void begin_generator_captures();
   // Ends the capture's part of every generator, noting what one replay draws from each.

@@ -118,9 +118,11 @@ std::string WorkScope::finish() {
       if (slot.begin.load(std::memory_order_relaxed) != 0 && owner != nullptr) owner->reprotect();
     }
   }
-  return std::string(kIllegalAccess) + " (cudaErrorIllegalAddress): the work read or wrote device memory at " + pointer_text(first_address_) + " that is not allocated (freed, never allocated, or "
-         "unmapped), " + std::to_string(count_) + " page fault(s) in all; keep tensors alive, or record_stream() "
-         "them, while work queued on a stream still uses them";
+  return std::string(kIllegalAccess) + " (cudaErrorIllegalAddress): the work read or wrote device memory at " +
+         pointer_text(first_address_) + " that is not allocated (freed, never allocated, or unmapped), " +
+         std::to_string(count_) +
+         " page fault(s) in all; keep tensors alive, or record_stream() them, while work queued on a stream still "
+         "uses them";
 }
 
 }  // namespace simulated_faults
