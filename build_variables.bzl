@@ -509,10 +509,12 @@ torch_cuda_gemm_plan_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas/workspace_size.h",
 ]
 
-# The cuBLAS executor: gemm, strided-batched gemm, gemv, handles, math modes.
+# The cuBLAS executor: gemm, strided-batched gemm, gemv, cuBLASLt's matmul with an
+# epilogue, handles, math modes.
 torch_cuda_blas_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_handle.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/blas/lt_matmul.cpp",
 ]
 
 torch_cuda_blas_headers = [
@@ -606,7 +608,12 @@ torch_cuda_activation_sources = [
 # executor, and its _CUDAC functions.
 torch_cuda_simulated_variant_sources = [
     "third_device/torch_cuda/simulated/csrc/host_blas.cpp",
+    "third_device/torch_cuda/simulated/csrc/library_calls.cpp",
     "third_device/torch_cuda/simulated/csrc/simulated_variant.cpp",
+]
+
+torch_cuda_simulated_variant_headers = [
+    "third_device/torch_cuda/simulated/csrc/library_calls.h",
 ]
 
 torch_python_cuda_simulated_sources = [

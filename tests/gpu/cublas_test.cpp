@@ -1,11 +1,12 @@
 // The cuBLAS wrappers (third_device/torch_cuda/torch_cuda/csrc/aten/blas), torch-free.
 //
 // Everywhere: argument checks, the torch.backends.cuda.matmul precision mapping, the
-// CUBLAS_WORKSPACE_CONFIG parser. With a GPU: gemm (every transpose, padded leading
-// dimensions, alpha/beta), strided-batched gemm (with a broadcast operand), gemv (both
-// orientations, strided vectors) at fp32/fp64 against a naive host reference, fp16/bf16
-// through cublasGemmEx, the TF32 switch, and per-thread handles. Without one: says why and
-// checks that getting a handle fails with a clear error.
+// CUBLAS_WORKSPACE_CONFIG parser, the cuBLASLt plan's checks. With a GPU: gemm (every
+// transpose, padded leading dimensions, alpha/beta), strided-batched gemm (with a broadcast
+// operand), gemv (both orientations, strided vectors) at fp32/fp64 against a naive host
+// reference, fp16/bf16 through cublasGemmEx, the TF32 switch, cublasLtMatmul with each
+// bias epilogue (every transpose, a misaligned operand, fp16), and per-thread handles.
+// Without one: says why and checks that getting a handle fails with a clear error.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -126,6 +127,24 @@ void host_checks() {
   v.m = 2, v.n = 3, v.a = dummy, v.lda = 3, v.x = dummy, v.y = dummy, v.incx = 0;
   check(contains(gpu_test::thrown<std::invalid_argument>([&] { blas::check_gemv(v); }, "incx 0"), "incx"),
         "gemv rejects incx = 0");
+
+  // cuBLASLt: the bias takes C's place (beta 0) and is one value per column of the
+  // row-major C, so per row of the column-major D the plan describes.
+  blas::Gemm lt;
+  lt.m = 3, lt.n = 4, lt.k = 2, lt.a = dummy, lt.lda = 2, lt.b = dummy, lt.ldb = 4, lt.c = dummy, lt.ldc = 4;
+  const blas::LtMatmulPlan plan = blas::plan_gemm_and_bias(lt, {}, dummy, blas::Epilogue::kGeluBias);
+  check(plan.gemm.m == 4 && plan.gemm.n == 3 && plan.bias == dummy && plan.epilogue == blas::Epilogue::kGeluBias,
+        "the Lt plan's D has C's columns as rows, so the bias broadcasts along C's rows");
+  lt.beta = 1.0;
+  check(contains(gpu_test::thrown<std::invalid_argument>(
+                     [&] { blas::plan_gemm_and_bias(lt, {}, dummy, blas::Epilogue::kBias); }, "beta 1"),
+                 "beta"),
+        "gemm_and_bias refuses beta != 0 (C is not read)");
+  lt.beta = 0.0;
+  check(contains(gpu_test::thrown<std::invalid_argument>(
+                     [&] { blas::plan_gemm_and_bias(lt, {}, nullptr, blas::Epilogue::kBias); }, "no bias"),
+                 "bias"),
+        "gemm_and_bias refuses a null bias");
 }
 
 void no_device_checks() {
@@ -255,6 +274,51 @@ void check_gemms(blas::DType dtype, double tol, cudaStream_t stream, const std::
   }
 }
 
+// cublasLtMatmul with each epilogue: row-major C (m x n) = epilogue(alpha op(A) op(B) +
+// bias[column]), every transpose, A at a 4-byte offset (the heuristic must not assume 256).
+template <typename T, typename ToT, typename FromT>
+void check_lt_matmul(blas::DType dtype, ToT to_t, FromT from_t, double tol, cudaStream_t stream,
+                     const std::string& label) {
+  const std::int64_t m = 29, n = 24, k = 40;
+  const struct {
+    blas::Epilogue epilogue;
+    const char* name;
+  } epilogues[] = {{blas::Epilogue::kBias, "bias"}, {blas::Epilogue::kReluBias, "relu+bias"},
+                   {blas::Epilogue::kGeluBias, "gelu+bias"}};
+  for (const auto& [epilogue, name] : epilogues) {
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        blas::Gemm g;
+        g.dtype = dtype, g.trans_a = ta, g.trans_b = tb, g.m = m, g.n = n, g.k = k, g.alpha = 0.5;
+        g.lda = ta ? m : k, g.ldb = tb ? k : n, g.ldc = n;
+        const std::int64_t offset = static_cast<std::int64_t>(4 / sizeof(T) > 0 ? 4 / sizeof(T) : 1);
+        std::vector<T> a(offset + m * k), b(k * n), bias(n), c(m * n, to_t(0.0));
+        std::vector<double> ad(m * k), bd(k * n), want(m * n);
+        for (std::int64_t i = 0; i < m * k; ++i) a[offset + i] = to_t(next_uniform()), ad[i] = from_t(a[offset + i]);
+        for (std::int64_t i = 0; i < k * n; ++i) b[i] = to_t(next_uniform()), bd[i] = from_t(b[i]);
+        for (auto& x : bias) x = to_t(next_uniform());
+        reference_gemm(g, ad.data(), bd.data(), want.data());
+        for (std::int64_t i = 0; i < m * n; ++i) {
+          double x = want[i] + from_t(bias[i % n]);
+          if (epilogue == blas::Epilogue::kReluBias) x = x > 0 ? x : 0;
+          if (epilogue == blas::Epilogue::kGeluBias) {
+            x = 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+          }
+          want[i] = x;
+        }
+        gpu_test::DeviceBuffer<T> da(a), db(b), dbias(bias), dc(c);
+        g.a = da.get() + offset, g.b = db.get(), g.c = dc.get();
+        blas::execute(blas::plan_gemm_and_bias(g, blas::matmul_precision(), dbias.get(), epilogue), stream);
+        gpu_test::cuda_ok(cudaStreamSynchronize(stream), "sync");
+        std::vector<double> got;
+        for (const T& x : dc.to_host()) got.push_back(from_t(x));
+        check(close(got, want, tol), label + " cublasLtMatmul " + name + " trans_a=" + std::to_string(ta) +
+                                         " trans_b=" + std::to_string(tb) + " (A misaligned)");
+      }
+    }
+  }
+}
+
 // fp16 / bf16 through cublasGemmEx: inputs rounded to the type on the host, reference in
 // double from the rounded values.
 template <typename H, typename ToH, typename FromH>
@@ -303,6 +367,12 @@ void device_checks(cudaStream_t stream) {
     check_half_gemm<__half>(blas::DType::kFloat16, to_half, from_half, stream, "fp16" + suffix);
     check_half_gemm<__nv_bfloat16>(blas::DType::kBFloat16, to_bf16, from_bf16, stream, "bf16" + suffix);
   }
+  const auto identity = [](double x) { return x; };
+  check_lt_matmul<float>(blas::DType::kFloat32, identity, identity, 1e-4, stream, "fp32");
+  check_lt_matmul<double>(blas::DType::kFloat64, identity, identity, 1e-10, stream, "fp64");
+  check_lt_matmul<__half>(
+      blas::DType::kFloat16, [](double x) { return __float2half(static_cast<float>(x)); }, from_half, 1e-2, stream,
+      "fp16");
   blas::set_matmul_precision(saved);
 
   // Handles: one per thread, bound to the stream it was asked for; a new thread reuses

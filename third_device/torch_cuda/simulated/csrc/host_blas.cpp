@@ -3,7 +3,11 @@
 // op(A) / op(B) through the transposes and leading dimensions, batch strides (0
 // broadcasts), beta == 0 not reading C, alpha and beta in the scale type, accumulation in
 // the compute type (float for CUBLAS_COMPUTE_32F, with inputs rounded to TF32 when
-// allow_tf32 asks for CUBLAS_COMPUTE_32F_FAST_TF32; double for 64F).
+// allow_tf32 asks for CUBLAS_COMPUTE_32F_FAST_TF32; double for 64F); cuBLASLt's bias
+// epilogues add the bias per row of D in the compute type, then apply ReLU or GELU (the
+// tanh approximation), then round once. Each plan is recorded under the call it stands in
+// for (library_calls.h).
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -11,6 +15,7 @@
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
+#include "third_device/torch_cuda/simulated/csrc/library_calls.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm_plan.h"
 #include "torch_core/csrc/simulated/simulated_device.h"
 
@@ -42,10 +47,11 @@ std::int64_t at(bool trans, std::int64_t row, std::int64_t col, int ld) {
   return trans ? col + row * static_cast<std::int64_t>(ld) : row + col * static_cast<std::int64_t>(ld);
 }
 
-template <typename T, typename Acc>
-void gemm_typed(const GemmPlan& p) {
+// alpha * op(A) op(B) in Acc, handed to finish(element of C, row, value) per element.
+template <typename T, typename Acc, typename Finish>
+void gemm_typed(const GemmPlan& p, Finish finish) {
   const bool tf32 = std::is_same_v<T, float> && p.precision.allow_tf32;
-  const Acc alpha = static_cast<Acc>(p.alpha), beta = static_cast<Acc>(p.beta);
+  const Acc alpha = static_cast<Acc>(p.alpha);
   for (int batch = 0; batch < p.batch; ++batch) {
     const auto* a = static_cast<const T*>(p.a) + batch * p.stride_a;
     const auto* b = static_cast<const T*>(p.b) + batch * p.stride_b;
@@ -56,12 +62,38 @@ void gemm_typed(const GemmPlan& p) {
         for (std::int64_t l = 0; l < p.k; ++l) {
           sum += load<T, Acc>(a, at(p.trans_a, i, l, p.lda), tf32) * load<T, Acc>(b, at(p.trans_b, l, j, p.ldb), tf32);
         }
-        T& out = c[i + j * static_cast<std::int64_t>(p.ldc)];
-        // beta == 0: C is not read (NaN or inf there does not propagate).
-        out = static_cast<T>(beta == Acc(0) ? alpha * sum : alpha * sum + beta * static_cast<Acc>(out));
+        finish(c[i + j * static_cast<std::int64_t>(p.ldc)], i, alpha * sum);
       }
     }
   }
+}
+
+template <typename T, typename Acc>
+void gemm_typed(const GemmPlan& p) {
+  const Acc beta = static_cast<Acc>(p.beta);
+  gemm_typed<T, Acc>(p, [beta](T& out, std::int64_t, Acc value) {
+    // beta == 0: C is not read (NaN or inf there does not propagate).
+    out = static_cast<T>(beta == Acc(0) ? value : value + beta * static_cast<Acc>(out));
+  });
+}
+
+template <typename Acc>
+Acc gelu_tanh(Acc x) {
+  const Acc kBeta = static_cast<Acc>(M_SQRT2 * M_2_SQRTPI * 0.5);  // sqrt(2 / pi)
+  const Acc kKappa = static_cast<Acc>(0.044715);
+  return static_cast<Acc>(0.5) * x * (static_cast<Acc>(1) + std::tanh(kBeta * (x + kKappa * x * x * x)));
+}
+
+template <typename T, typename Acc>
+void lt_matmul_typed(const LtMatmulPlan& plan) {
+  const auto* bias = static_cast<const T*>(plan.bias);
+  const Epilogue epilogue = plan.epilogue;
+  gemm_typed<T, Acc>(plan.gemm, [bias, epilogue](T& out, std::int64_t row, Acc value) {
+    Acc x = value + static_cast<Acc>(bias[row]);
+    if (epilogue == Epilogue::kReluBias) x = x > Acc(0) ? x : Acc(0);
+    if (epilogue == Epilogue::kGeluBias) x = gelu_tanh(x);
+    out = static_cast<T>(x);
+  });
 }
 
 template <typename T>
@@ -88,15 +120,32 @@ void run_gemm(const GemmPlan& p) {
   }
 }
 
+void run_lt_matmul(const LtMatmulPlan& plan) {
+  switch (plan.gemm.dtype) {
+    case DType::kFloat32: return lt_matmul_typed<float, float>(plan);
+    case DType::kFloat64: return lt_matmul_typed<double, double>(plan);
+    case DType::kFloat16: return lt_matmul_typed<c10::Half, float>(plan);
+    case DType::kBFloat16: return lt_matmul_typed<c10::BFloat16, float>(plan);
+  }
+}
+
 }  // namespace
 
 void execute(const GemmPlan& plan, torch_core::StreamHandle stream) {
   if (plan.m == 0 || plan.n == 0 || plan.batch == 0) return;
+  simulated::record_library_call(plan.batch == 1 ? "cublasGemmEx" : "cublasGemmStridedBatchedEx");
   torch_core::simulated_device::enqueue(c10::DeviceType::CUDA, stream, [plan] { run_gemm(plan); });
+}
+
+void execute(const LtMatmulPlan& plan, torch_core::StreamHandle stream) {
+  if (plan.gemm.m == 0 || plan.gemm.n == 0) return;
+  simulated::record_library_call("cublasLtMatmul");
+  torch_core::simulated_device::enqueue(c10::DeviceType::CUDA, stream, [plan] { run_lt_matmul(plan); });
 }
 
 void execute(const GemvPlan& plan, torch_core::StreamHandle stream) {
   if ((plan.trans ? plan.cols : plan.rows) == 0) return;
+  simulated::record_library_call(plan.dtype == DType::kFloat64 ? "cublasDgemv" : "cublasSgemv");
   torch_core::simulated_device::enqueue(c10::DeviceType::CUDA, stream, [plan] {
     if (plan.dtype == DType::kFloat64) gemv_typed<double>(plan);
     else gemv_typed<float>(plan);

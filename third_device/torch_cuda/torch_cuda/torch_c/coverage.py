@@ -81,7 +81,7 @@ PROVIDED: dict[str, str] = {
     "_cuda_setCublasWorkspaceSize": "_CUDAC._set_cublas_workspace_size (later workspaces)",
     "_cuda_resetCublasWorkspaceSize": "_CUDAC._reset_cublas_workspace_size",
     "_cuda_getCublasLtWorkspaceSize": (
-        "_CUDAC._cublaslt_workspace_size (ATen's rules; a setting only: no cuBLASLt calls yet)"
+        "_CUDAC._cublaslt_workspace_size (ATen's rules; the addmm epilogues' workspace)"
     ),
     "_cuda_setCublasLtWorkspaceSize": "_CUDAC._set_cublaslt_workspace_size",
     "_cuda_resetCublasLtWorkspaceSize": "_CUDAC._reset_cublaslt_workspace_size",

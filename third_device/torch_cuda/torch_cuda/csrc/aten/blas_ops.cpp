@@ -1,31 +1,42 @@
-// Linear algebra on the CUDA key, shared by both variants: mm, addmm, bmm, baddbmm, mv
-// and addmv plan their cuBLAS call (blas/gemm_plan.h: transposes, leading dimensions,
-// batch strides, dtype, alpha/beta, and the precision of torch.backends.cuda.matmul read
-// from at::globalContext() on every call) and hand the plan to the variant's executor on
-// the current CUDA stream: cuBLAS in the real variant, the same column-major call on the
-// host in the simulated one (so the planning here runs in CI).
+// Linear algebra on the CUDA key, shared by both variants: mm, addmm, _addmm_activation,
+// bmm, baddbmm, mv and addmv plan their cuBLAS call (blas/gemm_plan.h: transposes, leading
+// dimensions, batch strides, dtype, alpha/beta, and the precision of
+// torch.backends.cuda.matmul read from at::globalContext() on every call) and hand the plan
+// to the variant's executor on the current CUDA stream: cuBLAS in the real variant, the
+// same column-major call on the host in the simulated one (so the planning here runs in CI).
+//
+// addmm with a bias (1-D self, beta 1: nn.Linear) and _addmm_activation go to cuBLASLt
+// with the bias (and ReLU or GELU) as the gemm's epilogue, under stock's conditions
+// (addmm_out_cuda_impl's useLtInterface; DISABLE_ADDMM_CUDA_LT=1 turns it off). Otherwise
+// _addmm_activation is addmm then relu_ or gelu_(approximate="tanh"), as stock's CUDA
+// kernel (the CPU's uses the exact GELU). TunableOp does not tune the cuBLASLt call yet.
 //
 // Cases outside float/double/half/bfloat16 and mixed dtypes or devices fall back to the
 // CPU (with torch's own errors for bad shapes). An empty inner dimension needs no library
 // call: the product is zero, so the result is beta * self (zeros when beta is 0).
 // The out= overloads (and so addmm_, baddbmm_, addmv_) compute the functional result and
 // write it out with the structured kernels' checks.
-// Not yet: cuBLASLt epilogues (addmm's bias fused into the gemm), complex types.
+// Not yet: complex types.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <optional>
 
 #include <ATen/Context.h>
 #include <ATen/native/Resize.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/_addmm_activation_ops.h>
 #include <ATen/ops/addmm_ops.h>
 #include <ATen/ops/addmv_ops.h>
 #include <ATen/ops/baddbmm_ops.h>
 #include <ATen/ops/bmm_ops.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/gelu.h>
 #include <ATen/ops/mm_ops.h>
 #include <ATen/ops/mv_ops.h>
+#include <ATen/ops/relu.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/Scalar.h>
 #include <torch/library.h>
@@ -147,6 +158,38 @@ at::Tensor initial_result(const at::Tensor& self, at::IntArrayRef shape, const c
   return out;
 }
 
+// Stock's choice of cuBLASLt for addmm (addmm_out_cuda_impl, CUDA 12.1 and newer): a
+// contiguous 1-D self of mat2's columns as the bias, beta 1, mat2 not a row or column.
+bool use_lt(const at::Tensor& self, const at::Tensor& mat2, const c10::Scalar& beta) {
+  static const bool disabled = [] {
+    const char* value = std::getenv("DISABLE_ADDMM_CUDA_LT");
+    return value != nullptr && std::strcmp(value, "1") == 0;
+  }();
+  return !disabled && beta.toComplexDouble() == 1.0 && self.dim() == 1 && self.size(0) == mat2.size(1) &&
+         self.is_contiguous() && mat2.size(0) > 1 && mat2.size(1) > 1;
+}
+
+// out (contiguous, m x n) = epilogue(alpha * mat1 mat2 + bias), through cuBLASLt.
+void run_gemm_and_bias(const at::Tensor& out, const at::Tensor& mat1, const at::Tensor& mat2,
+                       const at::Tensor& bias, const c10::Scalar& alpha, blas::Epilogue epilogue) {
+  const Operand oa = as_operand(mat1), ob = as_operand(mat2);
+  blas::Gemm g;
+  g.dtype = *blas_dtype(out.scalar_type());
+  g.trans_a = oa.trans;
+  g.trans_b = ob.trans;
+  g.m = out.size(0);
+  g.n = out.size(1);
+  g.k = mat1.size(1);
+  g.a = oa.matrix.const_data_ptr();
+  g.lda = oa.ld;
+  g.b = ob.matrix.const_data_ptr();
+  g.ldb = ob.ld;
+  g.c = out.data_ptr();
+  g.ldc = std::max<int64_t>(1, g.n);
+  g.alpha = alpha.toDouble();
+  blas::execute(blas::plan_gemm_and_bias(g, precision(), bias.const_data_ptr(), epilogue), current_stream(out));
+}
+
 at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
   if (!native({&self, &mat2}) || self.dim() != 2 || mat2.dim() != 2 || self.size(1) != mat2.size(0)) {
     return fall_back<at::_ops::mm>(self, mat2);
@@ -157,16 +200,42 @@ at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
   return out;
 }
 
+bool addmm_native(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta,
+                  const c10::Scalar& alpha) {
+  return native({&self, &mat1, &mat2}) && mat1.dim() == 2 && mat2.dim() == 2 && mat1.size(1) == mat2.size(0) &&
+         self.dim() <= 2 && !beta.isComplex() && !alpha.isComplex();
+}
+
+// addmm, then `activation` unless the product is empty (stock returns beta * self then).
+at::Tensor addmm_with(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                      const c10::Scalar& beta, const c10::Scalar& alpha, std::optional<blas::Epilogue> activation) {
+  const c10::DeviceGuard guard(self.device());
+  if (use_lt(self, mat2, beta)) {
+    at::Tensor out = at::empty({mat1.size(0), mat2.size(1)}, self.options());
+    if (out.numel() == 0) return out;
+    if (mat1.size(1) == 0) return out.copy_(self.expand(out.sizes()));
+    run_gemm_and_bias(out, mat1, mat2, self, alpha, activation.value_or(blas::Epilogue::kBias));
+    return out;
+  }
+  at::Tensor out = initial_result(self, {mat1.size(0), mat2.size(1)}, beta);
+  if (out.numel() == 0) return out;
+  run_gemm(out, mat1, mat2, beta, alpha);
+  if (mat1.size(1) == 0 || !activation) return out;
+  return *activation == blas::Epilogue::kReluBias ? at::relu_(out) : at::gelu_(out, "tanh");
+}
+
 at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta,
                  const c10::Scalar& alpha) {
-  if (!native({&self, &mat1, &mat2}) || mat1.dim() != 2 || mat2.dim() != 2 || mat1.size(1) != mat2.size(0) ||
-      self.dim() > 2 || beta.isComplex() || alpha.isComplex()) {
-    return fall_back<at::_ops::addmm>(self, mat1, mat2, beta, alpha);
+  if (!addmm_native(self, mat1, mat2, beta, alpha)) return fall_back<at::_ops::addmm>(self, mat1, mat2, beta, alpha);
+  return addmm_with(self, mat1, mat2, beta, alpha, std::nullopt);
+}
+
+at::Tensor addmm_activation(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                            const c10::Scalar& beta, const c10::Scalar& alpha, bool use_gelu) {
+  if (!addmm_native(self, mat1, mat2, beta, alpha)) {
+    return fall_back<at::_ops::_addmm_activation>(self, mat1, mat2, beta, alpha, use_gelu);
   }
-  const c10::DeviceGuard guard(self.device());
-  at::Tensor out = initial_result(self, {mat1.size(0), mat2.size(1)}, beta);
-  if (out.numel() > 0) run_gemm(out, mat1, mat2, beta, alpha);
-  return out;
+  return addmm_with(self, mat1, mat2, beta, alpha, use_gelu ? blas::Epilogue::kGeluBias : blas::Epilogue::kReluBias);
 }
 
 at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
@@ -264,6 +333,10 @@ at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::
                       const c10::Scalar& alpha, at::Tensor& out) {
   return write_out(out, native::addmm(self, mat1, mat2, beta, alpha));
 }
+at::Tensor& addmm_activation_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                                 const c10::Scalar& beta, const c10::Scalar& alpha, bool use_gelu, at::Tensor& out) {
+  return write_out(out, native::addmm_activation(self, mat1, mat2, beta, alpha, use_gelu));
+}
 at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
   return write_out(out, native::bmm(self, mat2));
 }
@@ -288,12 +361,14 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   namespace native = torch_cuda::native;
   m.impl("mm", TORCH_FN(native::mm));
   m.impl("addmm", TORCH_FN(native::addmm));
+  m.impl("_addmm_activation", TORCH_FN(native::addmm_activation));
   m.impl("bmm", TORCH_FN(native::bmm));
   m.impl("baddbmm", TORCH_FN(native::baddbmm));
   m.impl("mv", TORCH_FN(native::mv));
   m.impl("addmv", TORCH_FN(native::addmv));
   m.impl("mm.out", TORCH_FN(native::mm_out));
   m.impl("addmm.out", TORCH_FN(native::addmm_out));
+  m.impl("_addmm_activation.out", TORCH_FN(native::addmm_activation_out));
   m.impl("bmm.out", TORCH_FN(native::bmm_out));
   m.impl("baddbmm.out", TORCH_FN(native::baddbmm_out));
   m.impl("mv.out", TORCH_FN(native::mv_out));

@@ -26,7 +26,7 @@ class CUDAHooks final : public torch_core::BackendHooks<at::CUDAHooksInterface> 
 
   bool hasCUDA() const override;
   bool hasCUDART() const override { return true; }
-  // No MAGMA, cuDNN, cuSOLVER or cuBLASLt in this backend (yet): asked during
+  // No MAGMA, cuDNN or cuSOLVER in this backend (yet): asked during
   // torch._C's init, so these must answer without creating the runtime.
   bool hasMAGMA() const override { return false; }
   bool hasCuDNN() const override { return false; }

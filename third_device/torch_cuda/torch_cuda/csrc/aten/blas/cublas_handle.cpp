@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -19,10 +20,14 @@ struct Workspace {
   WorkspaceAllocator from{};  // null functions: cudaMalloc's
 };
 
+// cuBLAS's workspace of a (handle, stream), or cuBLASLt's when it is not unified.
+enum class WorkspaceUse { kCublas, kCublasLt };
+using WorkspaceKey = std::tuple<cublasHandle_t, cudaStream_t, WorkspaceUse>;
+
 struct Pool {
   std::mutex mutex;
   std::unordered_map<int, std::vector<cublasHandle_t>> idle;  // by device
-  std::map<std::pair<cublasHandle_t, cudaStream_t>, Workspace> workspaces;
+  std::map<WorkspaceKey, Workspace> workspaces;
   std::size_t created = 0;
   WorkspaceAllocator allocator{};  // null functions: cudaMalloc and cudaFree
 };
@@ -66,10 +71,10 @@ cublasHandle_t lease_handle(int device) {
   return handle;
 }
 
-std::size_t chosen_bytes(int device) {
+int compute_capability_major(int device) {
   int major = 0;
   TORCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return workspace_bytes(major);
+  return major;
 }
 
 void release(const Workspace& workspace) {
@@ -82,16 +87,16 @@ void release(const Workspace& workspace) {
   }
 }
 
-// The (handle, stream) workspace of `bytes`, made on first use and when the size changed,
-// and kept until then (a later stream at the same address reuses it, which is safe once
-// the old one is gone).
-void* workspace(cublasHandle_t handle, cudaStream_t stream, std::size_t bytes) {
+// The workspace of `key` of `bytes`, made on first use and when the size changed, and kept
+// until then (a later stream at the same address reuses it, which is safe once the old one
+// is gone).
+void* workspace(const WorkspaceKey& key, std::size_t bytes) {
   Pool& p = pool();
   Workspace stale;
   WorkspaceAllocator allocator{};
   {
     std::lock_guard<std::mutex> lock(p.mutex);
-    const auto found = p.workspaces.find({handle, stream});
+    const auto found = p.workspaces.find(key);
     if (found != p.workspaces.end() && found->second.bytes == bytes) return found->second.memory;
     if (found != p.workspaces.end()) {
       stale = found->second;
@@ -107,7 +112,7 @@ void* workspace(cublasHandle_t handle, cudaStream_t stream, std::size_t bytes) {
     TORCH_CUDA_CHECK(cudaMalloc(&made.memory, bytes));
   }
   std::lock_guard<std::mutex> lock(p.mutex);
-  p.workspaces.emplace(std::make_pair(handle, stream), made);
+  p.workspaces.emplace(key, made);
   return made.memory;
 }
 
@@ -121,7 +126,7 @@ void set_workspace_allocator(WorkspaceAllocator allocator) {
 
 void clear_workspaces() {
   Pool& p = pool();
-  std::map<std::pair<cublasHandle_t, cudaStream_t>, Workspace> taken;
+  std::map<WorkspaceKey, Workspace> taken;
   {
     std::lock_guard<std::mutex> lock(p.mutex);
     taken.swap(p.workspaces);
@@ -135,14 +140,38 @@ std::size_t created_handle_count() {
   return p.created;
 }
 
-cublasHandle_t current_handle(cudaStream_t stream) {
+namespace {
+
+struct Bound {
+  cublasHandle_t handle;
+  void* workspace;
+  std::size_t workspace_bytes;
+  int major;  // the device's compute capability
+};
+
+Bound bind(cudaStream_t stream) {
   int device = 0;
   TORCH_CUDA_CHECK(cudaGetDevice(&device));
   cublasHandle_t handle = lease_handle(device);
   TORCH_CUDABLAS_CHECK(cublasSetStream(handle, stream));
-  const std::size_t bytes = chosen_bytes(device);
-  TORCH_CUDABLAS_CHECK(cublasSetWorkspace(handle, workspace(handle, stream, bytes), bytes));
-  return handle;
+  const int major = compute_capability_major(device);
+  const std::size_t bytes = workspace_bytes(major);
+  void* memory = workspace({handle, stream, WorkspaceUse::kCublas}, bytes);
+  TORCH_CUDABLAS_CHECK(cublasSetWorkspace(handle, memory, bytes));
+  return {handle, memory, bytes, major};
+}
+
+}  // namespace
+
+cublasHandle_t current_handle(cudaStream_t stream) { return bind(stream).handle; }
+
+LtBinding current_lt_binding(cudaStream_t stream) {
+  const Bound bound = bind(stream);
+  const LtWorkspaceSize lt = lt_workspace_bytes(bound.major);
+  // Unified: the Lt size is capped at the cuBLAS workspace's, which a call on the same
+  // stream never uses at the same time.
+  void* memory = lt.unified ? bound.workspace : workspace({bound.handle, stream, WorkspaceUse::kCublasLt}, lt.bytes);
+  return {reinterpret_cast<cublasLtHandle_t>(bound.handle), memory, lt.bytes};
 }
 
 }  // namespace torch_cuda::blas

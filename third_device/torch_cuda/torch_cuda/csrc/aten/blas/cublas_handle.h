@@ -16,6 +16,7 @@
 // cache and retries before it raises); torch-free callers get cudaMalloc.
 #pragma once
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -37,6 +38,17 @@ void set_workspace_allocator(WorkspaceAllocator allocator);
 // with that stream's workspace. Throws CudaError or CublasError (without a device:
 // CudaError from cudaGetDevice, or CublasError CUBLAS_STATUS_NOT_INITIALIZED).
 cublasHandle_t current_handle(cudaStream_t stream);
+
+// What a cublasLtMatmul on `stream` runs with: the calling thread's handle for the current
+// device (a cublasHandle_t serves as a cublasLtHandle_t: cuBLAS's documentation; ATen does
+// the same) and the Lt workspace (workspace_size.h): a part of that handle's cuBLAS
+// workspace for `stream` when unified, otherwise one of its own per (handle, stream).
+struct LtBinding {
+  cublasLtHandle_t handle;
+  void* workspace;
+  std::size_t workspace_bytes;
+};
+LtBinding current_lt_binding(cudaStream_t stream);
 
 // Gives every workspace back (torch._C._cuda_clearCublasWorkspaces); a handle gets a new
 // one the next time it is bound.

@@ -108,6 +108,19 @@ GemmPlan plan_gemm(const Gemm& g, const MatmulPrecision& precision, std::int64_t
   return plan;
 }
 
+LtMatmulPlan plan_gemm_and_bias(const Gemm& g, const MatmulPrecision& precision, const void* bias,
+                                Epilogue epilogue) {
+  require(g.beta == 0.0, "gemm_and_bias: beta must be 0 (the bias takes C's place)");
+  require(bias != nullptr || g.m == 0 || g.n == 0, "gemm_and_bias: bias is null");
+  LtMatmulPlan plan;
+  // Transposed as plan_gemm: C^T's rows are C's columns, so the bias (one per column of C)
+  // is one per row of D, as cuBLASLt's bias epilogue broadcasts it.
+  plan.gemm = plan_gemm(g, precision);
+  plan.epilogue = epilogue;
+  plan.bias = bias;
+  return plan;
+}
+
 bool gemv_is_gemm(const Gemv& g) {
   const std::int64_t len_x = g.trans ? g.m : g.n;
   return g.dtype == DType::kFloat16 || g.dtype == DType::kBFloat16 || len_x == 0;

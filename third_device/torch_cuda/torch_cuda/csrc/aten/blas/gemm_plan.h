@@ -1,8 +1,9 @@
 // The plans of torch_cuda's matrix products: everything decided before cuBLAS is called,
 // in plain host C++ (no CUDA header), so that both variants run the same plan. The CUDA
-// key's mm/addmm/bmm/baddbmm/mv/addmv (blas_ops.cpp) describe a product row-major (Gemm,
-// Gemv: torch's layout) and plan it; an executor runs the plan:
-//   real       blas/gemm.cpp: cublasGemmEx / cublasGemmStridedBatchedEx / cublas{S,D}gemv
+// key's mm/addmm/_addmm_activation/bmm/baddbmm/mv/addmv (blas_ops.cpp) describe a product
+// row-major (Gemm, Gemv: torch's layout) and plan it; an executor runs the plan:
+//   real       blas/gemm.cpp: cublasGemmEx / cublasGemmStridedBatchedEx / cublas{S,D}gemv;
+//              blas/lt_matmul.cpp: cublasLtMatmul with a bias (and ReLU or GELU) epilogue
 //   simulated  simulated/csrc/host_blas.cpp: the same column-major calls on the host,
 //              with cuBLAS's documented semantics (op(), leading dimensions, batch strides,
 //              beta == 0 not reading C, the compute type's accumulation and TF32 rounding)
@@ -119,8 +120,28 @@ bool gemv_is_gemm(const Gemv& args);
 GemmPlan plan_gemv_as_gemm(const Gemv& args, const MatmulPrecision& precision);
 GemvPlan plan_gemv(const Gemv& args);
 
+// cuBLASLt's epilogues that torch uses (addmm with a 1-D bias, _addmm_activation): the
+// bias added to alpha * op(A) op(B) in the compute type, then ReLU or GELU (cuBLASLt's
+// GELU is the tanh approximation), then the one rounding to D's type.
+enum class Epilogue { kBias, kReluBias, kGeluBias };
+
+// One cublasLtMatmul call, column-major: D = epilogue(alpha * op(A) op(B) + bias), with
+// `bias` a packed vector of D's m rows broadcast over its columns. C is D and beta is 0,
+// so C is not read (gemm.beta == 0, gemm.batch == 1).
+struct LtMatmulPlan {
+  GemmPlan gemm;
+  Epilogue epilogue = Epilogue::kBias;
+  const void* bias = nullptr;
+};
+
+// The plan of a row-major C (m x n) = epilogue(alpha * op(A) op(B) + bias), `bias` n
+// values of the dtype, one per column of C (addmm's 1-D self). args.beta must be 0.
+LtMatmulPlan plan_gemm_and_bias(const Gemm& args, const MatmulPrecision& precision, const void* bias,
+                                Epilogue epilogue);
+
 // The executors, defined by the variant linked into _CUDAC: queued on `stream`.
 void execute(const GemmPlan& plan, torch_core::StreamHandle stream);
 void execute(const GemvPlan& plan, torch_core::StreamHandle stream);
+void execute(const LtMatmulPlan& plan, torch_core::StreamHandle stream);
 
 }  // namespace torch_cuda::blas

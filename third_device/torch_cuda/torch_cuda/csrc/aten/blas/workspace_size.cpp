@@ -78,8 +78,8 @@ LtWorkspaceSize lt_workspace_bytes(int major) {
   const std::size_t set = set_lt_bytes.load();
   const std::size_t requested = set != kUnset ? set : configured.value_or(kDefaultLtBytes);
   const std::size_t cublas = workspace_bytes(major);
-  if (unified && requested > cublas) return {cublas, requested, true, bad_config};
-  return {requested, requested, false, bad_config};
+  if (unified && requested > cublas) return {cublas, requested, true, bad_config, unified};
+  return {requested, requested, false, bad_config, unified};
 }
 
 }  // namespace torch_cuda::blas

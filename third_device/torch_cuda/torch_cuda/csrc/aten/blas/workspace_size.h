@@ -35,6 +35,7 @@ struct LtWorkspaceSize {
   std::size_t requested;  // set, configured or default, before the cap
   bool capped;            // unified and above the cuBLAS workspace size
   bool bad_config;        // CUBLASLT_WORKSPACE_SIZE is set but not a number (ignored)
+  bool unified;           // carved from the cuBLAS workspace (TORCH_CUBLASLT_UNIFIED_WORKSPACE)
 };
 
 // The cuBLASLt workspace size for a device of compute capability `major`.x.
