@@ -173,12 +173,18 @@ torch_core_device_python_sources = [
 # reduce_scatter of a host-only c10d backend (gloo) through pinned host memory, its work,
 # and DDP's timer for the device.
 torch_core_distributed_headers = [
+    "torch_core/csrc/distributed/collective_backend.h",
+    "torch_core/csrc/distributed/collective_work.h",
+    "torch_core/csrc/distributed/communicator.h",
     "torch_core/csrc/distributed/device_timer.h",
     "torch_core/csrc/distributed/host_staged_work.h",
     "torch_core/csrc/distributed/host_staging_backend.h",
 ]
 
 torch_core_distributed_sources = [
+    "torch_core/csrc/distributed/collective_backend.cpp",
+    "torch_core/csrc/distributed/collective_work.cpp",
+    "torch_core/csrc/distributed/communicator.cpp",
     "torch_core/csrc/distributed/device_timer.cpp",
     "torch_core/csrc/distributed/host_staged_work.cpp",
     "torch_core/csrc/distributed/host_staging_backend.cpp",
@@ -186,10 +192,12 @@ torch_core_distributed_sources = [
 
 # Its Python face: _host_staging_backend and the timer's registration.
 torch_core_distributed_python_headers = [
+    "torch_core/csrc/distributed/collective_bindings.h",
     "torch_core/csrc/distributed/distributed_bindings.h",
 ]
 
 torch_core_distributed_python_sources = [
+    "torch_core/csrc/distributed/collective_bindings.cpp",
     "torch_core/csrc/distributed/distributed_bindings.cpp",
 ]
 
@@ -204,6 +212,16 @@ torch_core_simulated_device_sources = [
 ]
 
 # Its Python face: _sleep and _config.
+# The simulated devices' communicator: NCCL's calls on the simulated streams, the bytes
+# through gloo over loopback.
+torch_core_simulated_communicator_headers = [
+    "torch_core/csrc/simulated/simulated_communicator.h",
+]
+
+torch_core_simulated_communicator_sources = [
+    "torch_core/csrc/simulated/simulated_communicator.cpp",
+]
+
 torch_core_simulated_device_python_headers = [
     "torch_core/csrc/simulated/simulated_device_bindings.h",
 ]
@@ -594,6 +612,7 @@ torch_cuda_patches_sources = [
     "third_device/torch_cuda/torch_patches/gloo_device_staging.py",
     "third_device/torch_cuda/torch_patches/legacy_cuda_tensor_types.py",
     "third_device/torch_cuda/torch_patches/load_before_torch_c.py",
+    "third_device/torch_cuda/torch_patches/nccl_process_group.py",
     "third_device/torch_cuda/torch_patches/raw_stream_for_dynamo.py",
     "third_device/torch_cuda/torch_patches/torch_c_names.py",
     "third_device/torch_cuda/torch_patches/version_cuda.py",

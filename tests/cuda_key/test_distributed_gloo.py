@@ -1,224 +1,29 @@
-"""torch.distributed's gloo backend with CUDA tensors, 2 and 4 processes on loopback.
-
-Every collective of CUDA tensors against a reference computed on the CPU from what each
-rank holds (several dtypes, sizes that do not divide evenly), allreduce of a tensor
-written on a side stream (the host copy must wait for it), async work and futures, and
-DDP and FSDP2 (fully_shard) training matching single-process training on the
-concatenated batch. allreduce and reduce_scatter crashed with SIGSEGV before
-torch_patches/gloo_device_staging.py; on a GPU, the FSDP2 check did while gloo ran the
-other collectives on device tensors itself.
+"""torch.distributed's gloo backend with CUDA tensors, 2 and 4 processes on loopback:
+the checks of distributed_checks.py, that users still see gloo, and a dead peer. allreduce
+and reduce_scatter crashed with SIGSEGV before torch_patches/gloo_device_staging.py; on a
+GPU, the FSDP2 check did while gloo ran the other collectives on device tensors itself.
 """
 
 from __future__ import annotations
 
 import datetime
-import faulthandler
 import os
-import tempfile
 import time
 import unittest
-from collections.abc import Callable
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
-from torch.testing import assert_close
-
-TIMEOUT_S = 60
-DTYPES = (torch.float32, torch.float64, torch.int64, torch.bfloat16)
-SIZES = (1, 7, 13)  # 7 and 13 split unevenly over 2 and 4 ranks
-
-
-def _device(rank: int) -> torch.device:
-    """The rank's CUDA device (ranks share the simulated devices round-robin)."""
-    return torch.device("cuda", rank % torch.cuda.device_count())
-
-
-def rank_values(rank: int, numel: int, dtype: torch.dtype) -> torch.Tensor:
-    """What rank `rank` contributes: small integers, exact in every dtype."""
-    return (torch.arange(numel) % 5 + rank + 1).to(dtype)
-
-
-def check_all_reduce(rank: int, world: int) -> None:
-    device = _device(rank)
-    for dtype in DTYPES:
-        for numel in SIZES:
-            contributions = torch.stack([rank_values(r, numel, dtype) for r in range(world)])
-            ops = [
-                (dist.ReduceOp.SUM, contributions.sum(0)),
-                (dist.ReduceOp.PRODUCT, contributions.prod(0)),
-                (dist.ReduceOp.MIN, contributions.amin(0)),
-                (dist.ReduceOp.MAX, contributions.amax(0)),
-            ]
-            if dtype.is_floating_point:
-                ops.append((dist.ReduceOp.AVG, contributions.sum(0) / world))
-            for op, expected in ops:
-                tensor = rank_values(rank, numel, dtype).to(device)
-                dist.all_reduce(tensor, op=op)
-                assert tensor.device == device
-                assert_close(tensor.cpu(), expected.to(dtype), msg=f"{op} {dtype} {numel}")
-
-
-def check_reduce_scatter(rank: int, world: int) -> None:
-    device = _device(rank)
-    for dtype in DTYPES:
-        for chunk in SIZES:
-            full = [rank_values(r, chunk * world, dtype) for r in range(world)]
-            expected = torch.stack(full).sum(0)[rank * chunk : (rank + 1) * chunk]
-            output = torch.empty(chunk, dtype=dtype, device=device)
-            dist.reduce_scatter_tensor(output, full[rank].to(device))
-            assert_close(output.cpu(), expected, msg=f"reduce_scatter_tensor {dtype} {chunk}")
-            listed = torch.full((chunk,), -1, dtype=dtype, device=device)
-            dist.reduce_scatter(listed, list(full[rank].to(device).chunk(world)))
-            assert_close(listed.cpu(), expected, msg=f"reduce_scatter {dtype} {chunk}")
-
-
-def check_other_collectives(rank: int, world: int) -> None:
-    device = _device(rank)
-    mine = rank_values(rank, 7, torch.float32)
-    everyone = [rank_values(r, 7, torch.float32) for r in range(world)]
-
-    tensor = mine.to(device)
-    dist.broadcast(tensor, src=world - 1)
-    assert_close(tensor.cpu(), everyone[-1])
-
-    gathered = [torch.empty(7, device=device) for _ in range(world)]
-    dist.all_gather(gathered, mine.to(device))
-    assert_close(torch.stack(gathered).cpu(), torch.stack(everyone))
-
-    into = torch.empty(7 * world, device=device)
-    dist.all_gather_into_tensor(into, mine.to(device))
-    assert_close(into.cpu(), torch.cat(everyone))
-
-    tensor = mine.to(device)
-    dist.reduce(tensor, dst=0)
-    if rank == 0:
-        assert_close(tensor.cpu(), torch.stack(everyone).sum(0))
-
-    gathered = [torch.empty(7, device=device) for _ in range(world)] if rank == 0 else None
-    dist.gather(mine.to(device), gathered, dst=0)
-    if rank == 0:
-        assert_close(torch.stack(gathered).cpu(), torch.stack(everyone))
-
-    piece = torch.empty(7, device=device)
-    dist.scatter(piece, [e.to(device) for e in everyone] if rank == 0 else None, src=0)
-    assert_close(piece.cpu(), everyone[rank])
-
-    # all_to_all_single with uneven splits: rank r sends r + 1 elements to each rank.
-    send = torch.full((world * (rank + 1),), float(rank), device=device)
-    received = torch.empty(sum(r + 1 for r in range(world)), device=device)
-    dist.all_to_all_single(received, send, [r + 1 for r in range(world)], [rank + 1] * world)
-    assert_close(received.cpu(), torch.cat([torch.full((r + 1,), float(r)) for r in range(world)]))
-
-    if rank == 0:
-        dist.send(mine.to(device), dst=1)
-        dist.isend(mine.to(device) * 2, dst=1).wait()
-    elif rank == 1:
-        tensor = torch.empty(7, device=device)
-        dist.recv(tensor, src=0)
-        assert_close(tensor.cpu(), everyone[0])
-        work = dist.irecv(tensor, src=0)
-        work.wait()
-        assert work.is_completed()
-        assert_close(tensor.cpu(), everyone[0] * 2)
-    dist.barrier()
-
-
-def check_stream_order_and_async(rank: int, world: int) -> None:
-    device = _device(rank)
-    torch.cuda.set_device(device)
-    side = torch.cuda.Stream()
-    tensor = torch.zeros(1024, device=device)
-    with torch.cuda.stream(side):
-        torch.cuda._sleep(20_000_000)  # the fill below lands well after the call returns
-        tensor.fill_(rank + 1)
-        dist.all_reduce(tensor)  # its host copy must wait for the side stream
-    assert_close(tensor.cpu(), torch.full((1024,), float(sum(range(1, world + 1)))))
-
-    # So does every other collective's (all_gather here).
-    source, gathered = torch.zeros(4, device=device), torch.empty(4 * world, device=device)
-    with torch.cuda.stream(side):
-        torch.cuda._sleep(20_000_000)
-        source.fill_(rank + 1)
-        dist.all_gather_into_tensor(gathered, source)
-    assert_close(gathered.cpu(), torch.arange(1.0, world + 1).repeat_interleave(4))
-
-    tensor = torch.ones(5, device=device)
-    work = dist.all_reduce(tensor, async_op=True)
-    future = work.get_future()
-    assert work.wait()
-    assert work.is_completed() and work.is_success()
-    assert_close(future.wait()[0].cpu(), torch.full((5,), float(world)))
-    assert_close(tensor.cpu(), torch.full((5,), float(world)))
-
-    output = torch.empty(3, device=device)
-    work = dist.reduce_scatter_tensor(output, torch.ones(3 * world, device=device), async_op=True)
-    work.wait()
-    assert_close(output.cpu(), torch.full((3,), float(world)))
-
-
-def _model() -> torch.nn.Module:
-    torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
-
-
-Batches = list[tuple[torch.Tensor, torch.Tensor]]
-
-
-def _batches(world: int) -> Batches:
-    generator = torch.Generator().manual_seed(1)
-    return [
-        (
-            torch.randn(4 * world, 6, generator=generator),
-            torch.randn(4 * world, 2, generator=generator),
-        )
-        for _ in range(3)
-    ]
-
-
-def _train(model: torch.nn.Module, batches: Batches, rank: int | None = None) -> None:
-    """SGD over `batches`; with `rank`, over that rank's quarter-batch on its device."""
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for inputs, targets in batches:
-        if rank is not None:
-            mine, device = slice(4 * rank, 4 * (rank + 1)), torch.cuda.current_device()
-            inputs, targets = inputs[mine].to(device), targets[mine].to(device)
-        optimizer.zero_grad()
-        torch.nn.functional.mse_loss(model(inputs), targets).backward()
-        optimizer.step()
-
-
-def _single_process_reference(world: int) -> torch.nn.Module:
-    reference = _model()
-    _train(reference, _batches(world))
-    return reference
-
-
-def check_ddp_matches_single_process(rank: int, world: int) -> None:
-    device = _device(rank)
-    torch.cuda.set_device(device)
-    ddp = torch.nn.parallel.DistributedDataParallel(_model().to(device), device_ids=[device])
-    _train(ddp, _batches(world), rank)
-    reference = _single_process_reference(world)
-    for got, want in zip(ddp.module.parameters(), reference.parameters(), strict=True):
-        assert_close(got.detach().cpu(), want.detach(), rtol=1e-5, atol=1e-6)
-
-
-def check_fsdp2_matches_single_process(rank: int, world: int) -> None:
-    from torch.distributed.fsdp import fully_shard
-
-    device = _device(rank)
-    torch.cuda.set_device(device)
-    model = _model().to(device)
-    for layer in model:
-        if isinstance(layer, torch.nn.Linear):
-            fully_shard(layer)
-    fully_shard(model)
-    _train(model, _batches(world), rank)
-    reference = _single_process_reference(world)
-    for got, want in zip(model.parameters(), reference.parameters(), strict=True):
-        assert got.device == device  # each rank holds its shard on its device
-        assert_close(got.full_tensor().cpu(), want.detach(), rtol=1e-5, atol=1e-6)
+from distributed_checks import (
+    TIMEOUT_S,
+    check_all_reduce,
+    check_ddp_matches_single_process,
+    check_fsdp2_matches_single_process,
+    check_other_collectives,
+    check_reduce_scatter,
+    check_stream_order_and_async,
+    device_of,
+    spawn,
+)
 
 
 def check_backend_is_reported_as_gloo(rank: int, world: int) -> None:
@@ -231,7 +36,7 @@ def check_backend_is_reported_as_gloo(rank: int, world: int) -> None:
 
 def check_dead_peer_fails_within_the_timeout(rank: int, world: int) -> None:
     """The last rank dies before an all_reduce; the others' all_reduce raises, never hangs."""
-    device = _device(rank)
+    device = device_of(rank)
     dist.barrier()
     if rank == world - 1:
         os._exit(0)  # no cleanup, as a crashed process
@@ -248,45 +53,11 @@ def check_dead_peer_fails_within_the_timeout(rank: int, world: int) -> None:
     os._exit(0)  # the group is broken: leave without destroying it, as the peer did
 
 
-def _worker(
-    rank: int, world: int, init_file: str, checks: list[Callable[[int, int], None]]
-) -> None:
-    faulthandler.enable()  # a rank that crashes says where
-    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
-    dist.init_process_group(
-        "gloo",
-        init_method=f"file://{init_file}",
-        rank=rank,
-        world_size=world,
-        timeout=datetime.timedelta(seconds=TIMEOUT_S),
-    )
-    try:
-        for check in checks:
-            check(rank, world)
-        _all_ranks_done(world)
-    finally:
-        dist.destroy_process_group()
-
-
-def _all_ranks_done(world: int) -> None:
-    """Waits, through the store, until every rank has returned from its last collective: a
-    rank that closed its gloo sockets while a peer still read from them would reset them."""
-    store = dist.distributed_c10d._get_default_store()
-    store.add("checks_done", 1)
-    deadline = time.monotonic() + TIMEOUT_S
-    while store.add("checks_done", 0) < world:
-        assert time.monotonic() < deadline, "another rank did not finish its checks"
-        time.sleep(0.01)
-
 
 class GlooWithCudaTensors(unittest.TestCase):
-    def spawn(self, world: int, checks: list[Callable[[int, int], None]]) -> None:
-        with tempfile.TemporaryDirectory(prefix="gloo.") as directory:
-            init_file = os.path.join(directory, "init")
-            mp.spawn(_worker, args=(world, init_file, checks), nprocs=world, join=True)
-
     def test_two_processes(self) -> None:
-        self.spawn(
+        spawn(
+            "gloo",
             2,
             [
                 check_all_reduce,
@@ -299,13 +70,13 @@ class GlooWithCudaTensors(unittest.TestCase):
         )
 
     def test_four_processes(self) -> None:
-        self.spawn(4, [check_all_reduce, check_reduce_scatter, check_other_collectives])
+        spawn("gloo", 4, [check_all_reduce, check_reduce_scatter, check_other_collectives])
 
     def test_dead_peer(self) -> None:
-        self.spawn(2, [check_dead_peer_fails_within_the_timeout])
+        spawn("gloo", 2, [check_dead_peer_fails_within_the_timeout])
 
     def test_backend_is_reported_as_gloo(self) -> None:
-        self.spawn(2, [check_backend_is_reported_as_gloo])
+        spawn("gloo", 2, [check_backend_is_reported_as_gloo])
 
 
 if __name__ == "__main__":

@@ -17,10 +17,12 @@ from torch_cuda.torch_patches import (
     gloo_device_staging,
     legacy_cuda_tensor_types,
     load_before_torch_c,
+    nccl_process_group,
     raw_stream_for_dynamo,
     torch_c_names,
     version_cuda,
 )
+from torch_cuda.torch_patches._after_import import run_after_import
 
 
 class Ledger(unittest.TestCase):
@@ -47,6 +49,7 @@ class Ledger(unittest.TestCase):
             raw_stream_for_dynamo,
             cuda_storage,
             gloo_device_staging,
+            nccl_process_group,
         ):
             with self.assertRaisesRegex(torch_patches.TorchVersionMismatchError, "2.13.0"):
                 entry.check("2.12.1", torch._C)
@@ -63,7 +66,27 @@ class Ledger(unittest.TestCase):
         raw_stream_for_dynamo.check(torch.__version__, torch._C)
         cuda_storage.check(torch.__version__, torch._C)
         gloo_device_staging.check(torch.__version__, torch._C)
+        nccl_process_group.check(torch.__version__, torch._C)
         legacy_cuda_tensor_types.check(torch.__version__, torch._C)
+
+    def test_run_after_import_runs_every_callback_in_order(self) -> None:
+        # Two entries patching one module: both run (one meta-path finder per module).
+        with tempfile.TemporaryDirectory() as directory:
+            with open(os.path.join(directory, "ledger_target.py"), "w", encoding="utf-8") as f:
+                f.write("VALUE = 1\n")
+            sys.path.insert(0, directory)
+            try:
+                ran: list[str] = []
+                run_after_import("ledger_target", lambda m: ran.append(f"first {m.VALUE}"))
+                run_after_import("ledger_target", lambda m: ran.append(f"second {m.VALUE}"))
+                import ledger_target  # noqa: F401
+
+                self.assertEqual(ran, ["first 1", "second 1"])
+                run_after_import("ledger_target", lambda m: ran.append("now"))
+                self.assertEqual(ran[-1], "now")  # already imported: runs at once
+            finally:
+                sys.path.remove(directory)
+                sys.modules.pop("ledger_target", None)
 
     def test_load_before_torch_c_hooks_are_ours(self) -> None:
         # Backward needs the CUDA hooks (device threads, pinned memory): the stub would fail.
@@ -136,6 +159,29 @@ class Ledger(unittest.TestCase):
                 output = torch.empty(4, device="cuda")
                 dist.reduce_scatter_tensor(output, tensor * 2)
                 self.assertEqual(output.cpu().tolist(), [0.0, 2.0, 4.0, 6.0])
+            finally:
+                dist.destroy_process_group()
+
+    def test_nccl_process_group(self) -> None:
+        # One process: init_process_group("nccl") makes _CUDAC's process group (stock's
+        # "Distributed package doesn't have NCCL built in" without the entry).
+        self.assertTrue(dist.is_nccl_available())
+        self.assertEqual(torch.cuda.nccl.version(), (2, 32, 3, "simulated"))
+        self.assertEqual(dist.distributed_c10d._get_default_timeout(dist.Backend.NCCL),
+                         nccl_process_group.DEFAULT_TIMEOUT)
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # the simulated transport's
+        with tempfile.TemporaryDirectory() as directory:
+            dist.init_process_group(
+                "nccl", init_method=f"file://{directory}/init", rank=0, world_size=1
+            )
+            try:
+                backend = dist.group.WORLD._get_backend(torch.device("cuda"))
+                self.assertIsInstance(backend, dist.ProcessGroupNCCL)
+                self.assertIs(dist.ProcessGroupNCCL, torch._C._distributed_c10d.ProcessGroupNCCL)
+                self.assertEqual(dist.get_backend(), "nccl")
+                tensor = torch.arange(4.0, device="cuda")
+                dist.all_reduce(tensor, op=dist.ReduceOp.AVG)
+                self.assertEqual(tensor.cpu().tolist(), [0.0, 1.0, 2.0, 3.0])
             finally:
                 dist.destroy_process_group()
 

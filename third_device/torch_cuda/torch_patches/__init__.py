@@ -19,6 +19,7 @@ from torch_cuda.torch_patches import (
     gloo_device_staging,
     legacy_cuda_tensor_types,
     load_before_torch_c,
+    nccl_process_group,
     raw_stream_for_dynamo,
     torch_c_names,
     version_cuda,
@@ -37,6 +38,7 @@ ENTRIES = (
     cuda_storage,
     version_cuda,
     gloo_device_staging,
+    nccl_process_group,
     legacy_cuda_tensor_types,
 )
 
@@ -72,6 +74,7 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     cuda_storage.check(version, torch_C)
     version_cuda.check(version, sys.modules.get("torch.version"))
     gloo_device_staging.check(version, torch_C)
+    nccl_process_group.check(version, torch_C)
     legacy_cuda_tensor_types.check(version, torch_C)
 
     torch_c_names.apply(torch_C, C)  # includes _cuda_getCurrentRawStream
@@ -82,6 +85,8 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     _applied.append(version_cuda.NAME)
     gloo_device_staging.apply(C)
     _applied.append(gloo_device_staging.NAME)
+    if nccl_process_group.apply(torch_C, C):
+        _applied.append(nccl_process_group.NAME)
     legacy_cuda_tensor_types.apply(C)
     _applied.append(legacy_cuda_tensor_types.NAME)
 

@@ -9,22 +9,25 @@ from types import ModuleType
 
 
 class AfterImport:
-    """One-shot meta-path finder: runs `then(module)` right after `name` executes."""
+    """One-shot meta-path finder: runs its callbacks, in order, right after `name` executes.
+
+    One finder per module: the import system asks finders in turn and stops at the first
+    that answers, so a second finder for the same name would never run."""
 
     def __init__(self, name: str, then: Callable[[ModuleType], None]) -> None:
-        self._name = name
-        self._then = then
+        self.name = name
+        self.callbacks = [then]
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != self._name:
+        if fullname != self.name:
             return None
         sys.meta_path.remove(self)
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is None or spec.loader is None:
             return spec
-        real_exec, then = spec.loader.exec_module, self._then
+        real_exec, callbacks = spec.loader.exec_module, self.callbacks
 
         class _Loader:
             def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
@@ -32,7 +35,8 @@ class AfterImport:
 
             def exec_module(self, module: ModuleType) -> None:
                 real_exec(module)
-                then(module)
+                for then in callbacks:
+                    then(module)
 
         spec.loader = _Loader()
         return spec
@@ -42,5 +46,9 @@ def run_after_import(name: str, then: Callable[[ModuleType], None]) -> None:
     """`then(module)` now if module `name` has been imported, else right after it is."""
     if name in sys.modules:
         then(sys.modules[name])
-    else:
-        sys.meta_path.insert(0, AfterImport(name, then))
+        return
+    for finder in sys.meta_path:
+        if isinstance(finder, AfterImport) and finder.name == name:
+            finder.callbacks.append(then)
+            return
+    sys.meta_path.insert(0, AfterImport(name, then))
