@@ -169,13 +169,22 @@ torch_core_device_python_sources = [
     "torch_core/csrc/device/python_bindings.cpp",
 ]
 
+# A communicator's interface (NCCL's calls on raw buffers and streams): torch-free, what a
+# backend's communicator implements.
+torch_core_distributed_communicator_headers = [
+    "torch_core/csrc/distributed/communicator.h",
+]
+
+torch_core_distributed_communicator_sources = [
+    "torch_core/csrc/distributed/communicator.cpp",
+]
+
 # torch.distributed on a backend's device: the backend that stages allreduce and
 # reduce_scatter of a host-only c10d backend (gloo) through pinned host memory, its work,
 # and DDP's timer for the device.
 torch_core_distributed_headers = [
     "torch_core/csrc/distributed/collective_backend.h",
     "torch_core/csrc/distributed/collective_work.h",
-    "torch_core/csrc/distributed/communicator.h",
     "torch_core/csrc/distributed/device_timer.h",
     "torch_core/csrc/distributed/host_staged_work.h",
     "torch_core/csrc/distributed/host_staging_backend.h",
@@ -184,7 +193,6 @@ torch_core_distributed_headers = [
 torch_core_distributed_sources = [
     "torch_core/csrc/distributed/collective_backend.cpp",
     "torch_core/csrc/distributed/collective_work.cpp",
-    "torch_core/csrc/distributed/communicator.cpp",
     "torch_core/csrc/distributed/device_timer.cpp",
     "torch_core/csrc/distributed/host_staged_work.cpp",
     "torch_core/csrc/distributed/host_staging_backend.cpp",
@@ -549,6 +557,24 @@ torch_cuda_blas_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas_ops.cpp",
 ]
 
+# NCCL's communicator (torch-free, GPU-only) and the rendezvous that makes one per rank
+# through the process group's store.
+torch_cuda_nccl_communicator_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/distributed/nccl_communicator.cpp",
+]
+
+torch_cuda_nccl_communicator_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/distributed/nccl_communicator.h",
+]
+
+torch_cuda_nccl_rendezvous_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/distributed/nccl_rendezvous.cpp",
+]
+
+torch_cuda_nccl_rendezvous_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/distributed/nccl_rendezvous.h",
+]
+
 # TunableOp's context (torch.cuda.tunable): settings, results, files; torch-free.
 torch_cuda_tunable_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas/tuning_context.cpp",
@@ -563,6 +589,7 @@ torch_python_cuda_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/blas_bindings.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/cudac_module.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/legacy_tensor_types.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/nccl_bindings.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.cpp",
 ]
@@ -570,6 +597,7 @@ torch_python_cuda_sources = [
 torch_python_cuda_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/blas_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/legacy_tensor_types.h",
+    "third_device/torch_cuda/torch_cuda/csrc/pybinding/nccl_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/nvtx_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/tunable_bindings.h",
     "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h",

@@ -4,6 +4,7 @@
 - @cuda: the CUDA 13.5 toolkit assembled from NVIDIA's PyPI wheels.
 - @cuda_cublas: cuBLAS/cuBLASLt, separate so its 444 MB are fetched only when linked.
 - @cuda_nvtx: NVTX3 (header-only), what torch.cuda.nvtx calls.
+- @cuda_nccl: NCCL, the real variant's collectives (torch.distributed's "nccl").
 - @torch_testing: what torch.testing._internal (OpInfo) needs beyond @torch, for tests.
 - @codegen_python: what the torch wheel's torchgen needs beyond @torch (PyYAML), for codegen.
 - @local_python: the host interpreter's headers, for extension modules.
@@ -48,6 +49,11 @@ def _hermetic_deps_impl(module_ctx):
         name = "cuda_cublas",
         build_file = "//toolchains/cuda:BUILD.cublas.bazel",
         packages = ["nvidia-cublas"],
+    )
+    pinned_wheels(
+        name = "cuda_nccl",
+        build_file = "//toolchains/cuda:BUILD.nccl.bazel",
+        packages = ["nvidia-nccl-cu13"],
     )
     pinned_wheels(
         name = "cuda_nvtx",

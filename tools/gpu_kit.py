@@ -13,11 +13,12 @@ transports that limit a file's size), holding:
             headers, C++ tests and stubs), @torch_testing (expecttest), torch_core's and
             torch_cuda's wheels unpacked;
   bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cublas_test,
-            //tests/gpu:cuda_ipc_test, //tests/gpu:cuda_vm_test and
+            //tests/gpu:cuda_ipc_test, //tests/gpu:cuda_vm_test, //tests/gpu:nccl_test and
             //tests/pipeline:cuda_runtime_test, with libc10.so beside them.
 
-cuBLAS is not packed (libcublasLt alone is 550 MB): tools/gpu_kit_run.sh takes the GPU
-machine's libcublas.so.13 and runs the checks from a checkout of this repository.
+cuBLAS and NCCL are not packed (libcublasLt alone is 550 MB, libnccl 344 MB):
+tools/gpu_kit_run.sh takes the GPU machine's libcublas.so.13 and libnccl.so.2 and runs the
+checks from a checkout of this repository.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ TEST_BINARIES = [
     "//tests/gpu:cublas_test",
     "//tests/gpu:cuda_ipc_test",
     "//tests/gpu:cuda_vm_test",
+    "//tests/gpu:nccl_test",
     "//tests/pipeline:cuda_runtime_test",
 ]
 WHEELS = ["//third_device/torch_cuda:wheel", "//torch_core:wheel"]

@@ -14,7 +14,9 @@
 # memory or slow it down (OOM, compute-sanitizer). Every check has a time limit, so a hang
 # costs its limit and is reported as exit 124.
 #
-# cuBLAS is the machine's own libcublas.so.13 (found under $CUBLAS_DIR, /usr or /opt).
+# cuBLAS is the machine's own libcublas.so.13 (found under $CUBLAS_DIR, /usr or /opt), NCCL
+# its libnccl.so.2 (under $NCCL_DIR, /usr, /opt or its Python's site-packages, where a
+# stock CUDA torch's nvidia-nccl wheel puts it; NCCL 2's ABI is stable across releases).
 # $GPU_KIT_WORK (default KIT_DIR/unpacked) is where the kit is unpacked; an unpacked kit
 # there is reused.
 set -u
@@ -61,6 +63,16 @@ cublas_dir=$(dirname "$cublas")
 # Where _CUDAC.so's RUNPATH looks for cuBLAS in an installed wheel ($ORIGIN/nvidia/cu13/lib).
 mkdir -p "$site/nvidia/cu13"
 ln -sfn "$cublas_dir" "$site/nvidia/cu13/lib"
+python_sites=$(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2> /dev/null)
+nccl=$(find ${NCCL_DIR:-} /usr /opt $python_sites -name 'libnccl.so.2' 2> /dev/null | head -n 1)
+if [ -z "$nccl" ]; then
+  echo "no libnccl.so.2 on this machine: set NCCL_DIR" | tee -a "$summary"
+  exit 1
+fi
+nccl_dir=$(dirname "$nccl")
+# And NCCL ($ORIGIN/nvidia/nccl/lib).
+mkdir -p "$site/nvidia/nccl"
+ln -sfn "$nccl_dir" "$site/nvidia/nccl/lib"
 
 export PYTHONHOME=$work/py/usr PYTHONNOUSERSITE=1 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 export PYTHONFAULTHANDLER=1
@@ -75,6 +87,7 @@ declare -A checks=(
   [cublas_test]="30|LD_LIBRARY_PATH=$cublas_dir $bin/cublas_test"
   [cuda_ipc_test]="30|$bin/cuda_ipc_test"
   [cuda_vm_test]="30|$bin/cuda_vm_test"
+  [nccl_test]="60|LD_LIBRARY_PATH=$nccl_dir $bin/nccl_test"
   # From a copy: beside the script, the checkout's torch_cuda/ would shadow the wheel's.
   [demo]="90|mkdir -p $work/demo && cp third_device/torch_cuda/demo*.py $work/demo && PYTHONPATH=examples/training $python $work/demo/demo.py"
   [sanitize_engine]="90|LD_LIBRARY_PATH=$bin $sanitize $bin/cuda_engine_test"
@@ -115,7 +128,7 @@ run_check() {
 
 # One after another: what everything else stands on. Alone: the benchmarks, then what
 # fills the device's memory or slows every kernel down.
-first=(env cuda_runtime_test cuda_engine_test cublas_test demo)
+first=(env cuda_runtime_test cuda_engine_test cublas_test nccl_test demo)
 alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_op_overhead
   bench_op_overhead_stock contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine
   sanitize_cublas)

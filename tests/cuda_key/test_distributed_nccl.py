@@ -1,7 +1,8 @@
-"""torch.distributed's NCCL backend on the simulated variant: init_process_group("nccl")
-makes _CUDAC's ProcessGroupNCCL (torch_patches/nccl_process_group.py), torch_core's
-collective process group over the simulated communicator, whose calls run on the
-simulated streams in stream order and move the bytes through gloo over loopback.
+"""torch.distributed's NCCL backend: init_process_group("nccl") makes _CUDAC's
+ProcessGroupNCCL (torch_patches/nccl_process_group.py), torch_core's collective process
+group over the variant's communicator: on the simulated variant, whose calls run on the
+simulated streams in stream order and move the bytes through gloo over loopback; on a
+GPU, NCCL (with a GPU per rank; the checks skip, saying so, where there are fewer).
 
 The checks of distributed_checks.py with 2 and 4 processes (every collective against a CPU
 reference, side-stream order, async work and futures, DDP and FSDP2 against one process),
@@ -31,6 +32,8 @@ from distributed_checks import (
     device_of,
     spawn,
 )
+
+import torch_cuda
 
 
 def check_backend_is_nccl(rank: int, world: int) -> None:
@@ -141,8 +144,16 @@ def check_dead_peer_takes_the_process_down(rank: int, world: int) -> None:
     os._exit(3)  # the watchdog did not act
 
 
-class NcclOnSimulatedCommunicator(unittest.TestCase):
+def skip_unless_a_gpu_per_rank(world: int) -> None:
+    """NCCL on GPUs takes one device per rank; the simulated devices are shared round-robin."""
+    count = torch.cuda.device_count()
+    if torch_cuda.build_info().variant != "simulated" and count < world:
+        raise unittest.SkipTest(f"NCCL needs a GPU per rank: {world} ranks, {count} GPU(s)")
+
+
+class NcclProcessGroup(unittest.TestCase):
     def test_two_processes(self) -> None:
+        skip_unless_a_gpu_per_rank(2)
         spawn(
             "nccl",
             2,
@@ -160,6 +171,7 @@ class NcclOnSimulatedCommunicator(unittest.TestCase):
         )
 
     def test_four_processes(self) -> None:
+        skip_unless_a_gpu_per_rank(4)
         spawn(
             "nccl",
             4,
@@ -172,6 +184,7 @@ class NcclOnSimulatedCommunicator(unittest.TestCase):
         )
 
     def test_dead_peer_with_blocking_wait(self) -> None:
+        skip_unless_a_gpu_per_rank(2)
         os.environ["TORCH_NCCL_BLOCKING_WAIT"] = "1"
         os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "0"
         try:
@@ -181,6 +194,7 @@ class NcclOnSimulatedCommunicator(unittest.TestCase):
                 del os.environ[name]
 
     def test_dead_peer_by_default_ends_the_others(self) -> None:
+        skip_unless_a_gpu_per_rank(2)
         with self.assertRaises(mp.ProcessExitedException) as raised:
             spawn("nccl", 2, [check_dead_peer_takes_the_process_down])
         self.assertEqual(raised.exception.signal_name, "SIGABRT", str(raised.exception))

@@ -2,20 +2,21 @@
 
 The wheel as pip sees it: its Requires-Dist pin the torch it was built against (the one
 in wheels.lock, whose torch/version.py @torch unpacks) and torch_core's wheel, plus
-nvidia-cublas for the real variant; every file is in RECORD with its hash; every entry
-carries the fixed date; its manylinux tag covers the glibc _CUDAC.so needs.
+nvidia-cublas and nvidia-nccl-cu13 for the real variant; every file is in RECORD with its
+hash; every entry carries the fixed date; its manylinux tag covers the glibc _CUDAC.so
+needs.
 
 Then installed, with `pip install --no-index --no-deps`, into a venv whose site-packages
 holds the pinned torch as its wheel would lay it out (symlinks to @torch's unpacked
-wheel; for the real variant nvidia/cu13/lib from @cuda_cublas): _CUDAC.so's RUNPATH
-finds torch's libraries (and cuBLAS) there; `python -c pass` runs the .pth but imports
-no torch; `import torch` in plain user code gets CUDA from the wheel's files, with no
-sitecustomize and no PYTHONPATH; the simulated variant runs tests/cuda_key's
-test_user_code.py there unchanged.
+wheel; for the real variant nvidia/cu13/lib from @cuda_cublas and nvidia/nccl/lib from
+@cuda_nccl): _CUDAC.so's RUNPATH finds torch's libraries (and cuBLAS and NCCL) there;
+`python -c pass` runs the .pth but imports no torch; `import torch` in plain user code gets
+CUDA from the wheel's files, with no sitecustomize and no PYTHONPATH; the simulated variant
+runs tests/cuda_key's test_user_code.py there unchanged.
 
 Usage (BUILD.bazel): install_test.py --wheel=W --torch_core_wheel=W
   --torch_version_py=@torch's torch/version.py --lock=wheels.lock
-  [--user_code=test_user_code.py] [--cublas]
+  [--user_code=test_user_code.py] [--real]
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ parser.add_argument("--torch_core_wheel", type=Path, required=True)
 parser.add_argument("--torch_version_py", required=True, help="@torch//:torch/version.py")
 parser.add_argument("--lock", type=Path, required=True, help="wheels.lock")
 parser.add_argument("--user_code", type=Path, help="tests/cuda_key/test_user_code.py")
-parser.add_argument("--cublas", action="store_true", help="the real variant: needs cuBLAS")
+parser.add_argument("--real", action="store_true", help="the real variant (NVIDIA's libraries)")
 ARGS, UNITTEST_ARGS = parser.parse_known_args()
 # Runfiles paths, absolute (not resolved: the runfiles tree is the layout under test), as
 # the venv's processes run elsewhere.
@@ -50,9 +51,12 @@ for _name in ("wheel", "torch_core_wheel", "lock", "user_code"):
 
 # torch's libraries _CUDAC.so links, shipped in torch/lib of the torch wheel.
 TORCH_LIB_RPATH = "$ORIGIN/torch/lib"
-# Where the nvidia-cublas wheel installs libcublas.so.13.
-CUBLAS_DIR = "nvidia/cu13/lib"
-CUBLAS_RPATH = "$ORIGIN/" + CUBLAS_DIR
+# The real variant's NVIDIA wheels: where each installs its libraries, the pattern of
+# their names, and the one _CUDAC.so links (as @cuda//:cublas and @cuda//:nccl lay them out).
+NVIDIA_LIBRARIES = {
+    "nvidia-cublas": ("nvidia/cu13/lib", "libcublas*.so.*", "libcublas.so.13"),
+    "nvidia-nccl-cu13": ("nvidia/nccl/lib", "libnccl*.so.*", "libnccl.so.2"),
+}
 
 
 def lock_versions(lock: Path) -> dict[str, str]:
@@ -73,16 +77,16 @@ def torch_version(version_py: str) -> str:
     raise AssertionError(f"no __version__ in {version_py}")
 
 
-def cublas_libraries() -> list[Path]:
-    """@cuda_cublas's libraries in the runfiles (the unpacked nvidia-cublas wheel's), where
-    @cuda//:cublas puts them: at their path, or under Bazel's _solib_<cpu> directory."""
+def runfiles_libraries(directory: str, pattern: str, linked: str) -> list[Path]:
+    """An unpacked NVIDIA wheel's libraries in the runfiles, where its @cuda//: target
+    puts them: at their path, or under Bazel's _solib_<cpu> directory."""
     root = Path(os.environ["TEST_SRCDIR"])
     found = {}
-    for pattern in (f"*/{CUBLAS_DIR}/libcublas*.so.*", "*/_solib_*/*/libcublas*.so.*"):
-        for library in sorted(root.glob(pattern)):
+    for glob in (f"*/{directory}/{pattern}", f"*/_solib_*/*/{pattern}"):
+        for library in sorted(root.glob(glob)):
             found.setdefault(library.name, library)
-    if "libcublas.so.13" not in found:
-        raise AssertionError(f"no libcublas.so.13 in the runfiles {root} (@cuda//:cublas)")
+    if linked not in found:
+        raise AssertionError(f"no {linked} in the runfiles {root}")
     return sorted(found.values())
 
 
@@ -101,11 +105,12 @@ class WheelInstallTest(unittest.TestCase):
         cls.venv = Venv(cls.scratch / "venv", cls.scratch / "work")
         # The pinned torch and its import-time deps, laid out as pip would install them.
         cls.venv.link_unpacked_wheel(wheel_testing.unpacked_wheel_root(ARGS.torch_version_py, 2))
-        if ARGS.cublas:
-            lib = cls.venv.site / CUBLAS_DIR
-            lib.mkdir(parents=True)
-            for library in cublas_libraries():
-                (lib / library.name).symlink_to(library)
+        if ARGS.real:
+            for directory, pattern, linked in NVIDIA_LIBRARIES.values():
+                lib = cls.venv.site / directory
+                lib.mkdir(parents=True)
+                for library in runfiles_libraries(directory, pattern, linked):
+                    (lib / library.name).symlink_to(library)
         cls.venv.pip_install([ARGS.torch_core_wheel, ARGS.wheel])
 
     # --- the wheel as built --------------------------------------------------------------
@@ -115,8 +120,8 @@ class WheelInstallTest(unittest.TestCase):
         built_against = torch_version(ARGS.torch_version_py)
         self.assertEqual(pins["torch"], built_against, "wheels.lock and @torch disagree")
         expected = [f"torch=={built_against}", f"torch_core=={self.core.metadata()['Version']}"]
-        if ARGS.cublas:
-            expected.append(f"nvidia-cublas=={pins['nvidia-cublas']}")
+        if ARGS.real:
+            expected += [f"{name}=={pins[name]}" for name in NVIDIA_LIBRARIES]
         self.assertEqual(sorted(self.wheel.requires()), sorted(expected),
                          f"{self.wheel.path.name}: METADATA Requires-Dist")
         self.assertEqual(self.core.requires(), [f"torch=={built_against}"],
@@ -125,7 +130,7 @@ class WheelInstallTest(unittest.TestCase):
     def test_name_version_and_tags(self) -> None:
         metadata = self.wheel.metadata()
         self.assertEqual(metadata["Name"], "torch_cuda")
-        self.assertEqual(metadata["Version"].endswith("+simulated"), not ARGS.cublas)
+        self.assertEqual(metadata["Version"].endswith("+simulated"), not ARGS.real)
         name, version, python, abi, platform = self.wheel.path.name[: -len(".whl")].split("-")
         self.assertEqual((name, version), ("torch_cuda", metadata["Version"]))
         self.assertEqual(self.wheel.tags(), [f"{python}-{abi}-{platform}"])
@@ -158,8 +163,9 @@ class WheelInstallTest(unittest.TestCase):
             library.write_bytes(archive.read("_CUDAC.so"))
         _needed, runpath = wheel_testing.dynamic_section(library)
         self.assertIn(TORCH_LIB_RPATH, runpath, "_CUDAC.so cannot find torch/lib when installed")
-        if ARGS.cublas:
-            self.assertIn(CUBLAS_RPATH, runpath, "_CUDAC.so cannot find cuBLAS when installed")
+        if ARGS.real:
+            for name, (directory, _pattern, _linked) in NVIDIA_LIBRARIES.items():
+                self.assertIn(f"$ORIGIN/{directory}", runpath, f"_CUDAC.so cannot find {name}")
         platform = self.wheel.tags()[0].split("-")[2]
         newest = max(wheel_testing.glibc_versions(library))
         self.assertLessEqual(newest, wheel_testing.manylinux_glibc(platform),
@@ -182,8 +188,9 @@ class WheelInstallTest(unittest.TestCase):
         for soname in needed:
             if (self.venv.site / "torch" / "lib" / soname).exists():
                 self.assertEqual(resolved[soname], str(self.venv.site / "torch/lib" / soname))
-            if soname.startswith("libcublas"):
-                self.assertEqual(resolved[soname], str(self.venv.site / CUBLAS_DIR / soname))
+            for directory, _pattern, linked in NVIDIA_LIBRARIES.values():
+                if soname == linked:
+                    self.assertEqual(resolved[soname], str(self.venv.site / directory / soname))
         self.assertIn("libtorch_cpu.so", needed)
 
     def test_python_without_torch_imports_no_torch(self) -> None:
@@ -203,12 +210,12 @@ class WheelInstallTest(unittest.TestCase):
         self.assertIsNone(found["sitecustomize"])
         self.assertEqual(found["state"], "active")
         self.assertRegex(str(found["version_cuda"]), r"^\d+\.\d+$")
-        if not ARGS.cublas:
+        if not ARGS.real:
             self.assertTrue(found["is_available"])
         for distribution, requirements in found["requirements"].items():
             unmet = [r for r in requirements if not r[2]]
-            # nvidia-cublas is laid out by files here, not installed with its metadata.
-            unmet = [r for r in unmet if not r[0].startswith("nvidia-cublas")]
+            # The NVIDIA wheels are laid out by files here, not installed with metadata.
+            unmet = [r for r in unmet if not r[0].startswith(tuple(NVIDIA_LIBRARIES))]
             self.assertEqual(unmet, [], f"{distribution}'s Requires-Dist not met in the venv")
 
     def test_unmodified_user_code(self) -> None:

@@ -9,8 +9,8 @@
 
 #include "third_device/torch_cuda/simulated/csrc/library_calls.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/pybinding/nccl_bindings.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h"
-#include "torch_core/csrc/distributed/collective_bindings.h"
 #include "torch_core/csrc/simulated/simulated_communicator.h"
 #include "torch_core/csrc/simulated/simulated_device_bindings.h"
 
@@ -24,24 +24,10 @@ void bind_variant(py::module_& m) {
   m.def("_simulated_library_calls", &simulated::library_calls,
         "How many times each NVIDIA library call (cublasGemmEx, cublasLtMatmul, ...) was made, by name.");
   torch_core::bind_simulated_device_api(m, c10::DeviceType::CUDA);
-  // torch.cuda.nccl.version(): the NCCL whose calls and semantics the simulated
-  // communicator follows (2.32.3, issue 13's pinned nvidia-nccl-cu13), marked "simulated".
-  m.def("_nccl_version", [] { return (std::int64_t{2} << 32) | (std::int64_t{32} << 16) | 3; });
-  m.def("_nccl_version_suffix", [] { return py::bytes("simulated"); });
-  // Bound on first use: its base class, c10d's Backend, exists once torch.distributed is
-  // imported, which _CUDAC's import must not force.
-  m.def(
-      "_nccl_process_group_class",
-      [m]() mutable -> py::object {
-        if (!py::hasattr(m, "ProcessGroupNCCL")) {
-          torch_core::distributed::bind_collective_backend(
-              m, "ProcessGroupNCCL", "nccl", c10::DeviceType::CUDA,
-              torch_core::simulated_device::communicator_factory(c10::DeviceType::CUDA));
-        }
-        return m.attr("ProcessGroupNCCL");
-      },
-      "_CUDAC.ProcessGroupNCCL (bound now if it was not): the NCCL process group over the simulated "
-      "communicator. Needs torch.distributed imported.");
+  // The NCCL whose calls and semantics the simulated communicator follows (2.32.3, the
+  // real variant's pinned nvidia-nccl-cu13), marked "simulated" in torch.cuda.nccl.version().
+  bind_nccl(m, torch_core::simulated_device::communicator_factory(c10::DeviceType::CUDA),
+            (std::int64_t{2} << 32) | (std::int64_t{32} << 16) | 3, "simulated");
 }
 
 }  // namespace torch_cuda

@@ -1,12 +1,16 @@
 // _CUDAC's real-variant functions: cudart queries made directly (no backend), the
-// elementwise kernel's round trip through a GPU, and torch.cuda._sleep's spin kernel.
+// elementwise kernel's round trip through a GPU, torch.cuda._sleep's spin kernel, and the
+// NCCL process group over NCCL (torch_patches/nccl_process_group.py).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/device_smoke.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/spin.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/distributed/nccl_communicator.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/distributed/nccl_rendezvous.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_runtime.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/pybinding/nccl_bindings.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/variant_bindings.h"
 #include "torch_core/csrc/device/backend.h"
 #include "torch_core/csrc/device/python_bindings.h"
@@ -39,6 +43,7 @@ void bind_variant(py::module_& m) {
         "Runs the elementwise add kernel on `device`; returns the max abs error vs. the host.");
   m.def("_spin", &spin_on_current_stream, py::arg("cycles"),
         "Queues a kernel that spins `cycles` GPU clock cycles on the current stream.");
+  bind_nccl(m, distributed::nccl_communicator_factory(), distributed::nccl_version(), NCCL_SUFFIX);
 }
 
 }  // namespace torch_cuda
