@@ -225,7 +225,7 @@ def check_fsdp2_matches_single_process(rank: int, world: int) -> None:
 
 
 def _worker(
-    rank: int, world: int, backend: str, init_file: str, checks: list[Check]
+    rank: int, world: int, backend: str, init_file: str, checks: list[Check], bind: bool
 ) -> None:
     faulthandler.enable()  # a rank that crashes says where
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"
@@ -235,6 +235,7 @@ def _worker(
         rank=rank,
         world_size=world,
         timeout=datetime.timedelta(seconds=TIMEOUT_S),
+        device_id=device_of(rank) if bind else None,
     )
     try:
         for check in checks:
@@ -244,11 +245,13 @@ def _worker(
         dist.destroy_process_group()
 
 
-def spawn(backend: str, world: int, checks: list[Check]) -> None:
-    """Runs `checks` in `world` processes of a `backend` process group on loopback."""
+def spawn(backend: str, world: int, checks: list[Check], *, bind: bool = False) -> None:
+    """Runs `checks` in `world` processes of a `backend` process group on loopback; with
+    `bind`, each rank's group is bound to its device (init_process_group(device_id=))."""
     with tempfile.TemporaryDirectory(prefix=f"{backend}.") as directory:
         init_file = os.path.join(directory, "init")
-        mp.spawn(_worker, args=(world, backend, init_file, checks), nprocs=world, join=True)
+        args = (world, backend, init_file, checks, bind)
+        mp.spawn(_worker, args=args, nprocs=world, join=True)
 
 
 def _all_ranks_done(world: int) -> None:

@@ -6,10 +6,11 @@ GPU, NCCL (with a GPU per rank; the checks skip, saying so, where there are fewe
 
 The checks of distributed_checks.py with 2 and 4 processes (every collective against a CPU
 reference, side-stream order, async work and futures, DDP and FSDP2 against one process),
-objects, batch_isend_irecv, subgroups and more dtypes, stock's errors for bad tensors, and a
-peer that dies: with TORCH_NCCL_BLOCKING_WAIT the
-others' wait() raises DistBackendError at once; by default (TORCH_NCCL_ASYNC_ERROR_HANDLING
-3) their watchdog takes the process down, as stock's does, instead of hanging."""
+objects, batch_isend_irecv, subgroups and more dtypes, the coalescing manager, a group
+bound to a device, stock's errors for bad tensors, and a peer that dies: with
+TORCH_NCCL_BLOCKING_WAIT the others' wait() raises DistBackendError at once; by default
+(TORCH_NCCL_ASYNC_ERROR_HANDLING 3) their watchdog takes the process down, as stock's does,
+instead of hanging."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ def check_backend_is_nccl(rank: int, world: int) -> None:
     assert isinstance(backend, dist.ProcessGroupNCCL), type(backend)
     assert backend.options.is_high_priority_stream is False
     assert backend.options._timeout == datetime.timedelta(seconds=TIMEOUT_S)
+
+
+def check_bound_device(rank: int, world: int) -> None:
+    assert dist.group.WORLD.bound_device_id == device_of(rank), dist.group.WORLD.bound_device_id
 
 
 def check_stocks_errors(rank: int, world: int) -> None:
@@ -113,6 +118,35 @@ def check_more_of_stocks_uses(rank: int, world: int) -> None:
     dist.barrier()
 
 
+def check_coalesced_collectives(rank: int, world: int) -> None:
+    """_coalescing_manager's fast path (allreduce_coalesced, allgather_into_tensor_coalesced,
+    reduce_scatter_tensor_coalesced), with and without a device (a coalesced group)."""
+    device = device_of(rank)
+    total = float(sum(range(1, world + 1)))
+    for group_device in (None, device):
+        first = torch.full((3,), float(rank + 1), device=device)
+        second = torch.full((5,), 2.0 * (rank + 1), device=device)
+        with dist._coalescing_manager(device=group_device, async_ops=True) as manager:
+            dist.all_reduce(first)
+            dist.all_reduce(second)
+        manager.wait()
+        pairs, singles = torch.empty(2 * world, device=device), torch.empty(world, device=device)
+        with dist._coalescing_manager(device=group_device):
+            dist.all_gather_into_tensor(pairs, torch.full((2,), float(rank), device=device))
+            dist.all_gather_into_tensor(singles, torch.full((1,), rank + 10.0, device=device))
+        scattered = torch.empty(2, device=device)
+        with dist._coalescing_manager(device=group_device):
+            dist.reduce_scatter_tensor(scattered, torch.ones(2 * world, device=device))
+        torch.cuda.current_stream(device).synchronize()
+        where = f"coalesced on {group_device}"
+        assert first.cpu().tolist() == [total] * 3, (where, first)
+        assert second.cpu().tolist() == [2 * total] * 5, (where, second)
+        gathered = [float(r) for r in range(world) for _ in "ab"]
+        assert pairs.cpu().tolist() == gathered, (where, pairs)
+        assert singles.cpu().tolist() == [r + 10.0 for r in range(world)], (where, singles)
+        assert scattered.cpu().tolist() == [float(world)] * 2, (where, scattered)
+
+
 def check_dead_peer_raises_with_blocking_wait(rank: int, world: int) -> None:
     """The last rank dies; with TORCH_NCCL_BLOCKING_WAIT=1 the others' wait() raises."""
     device = device_of(rank)
@@ -165,6 +199,7 @@ class NcclProcessGroup(unittest.TestCase):
                 check_stream_order_and_async,
                 check_stocks_errors,
                 check_more_of_stocks_uses,
+                check_coalesced_collectives,
                 check_ddp_matches_single_process,
                 check_fsdp2_matches_single_process,
             ],
@@ -182,6 +217,11 @@ class NcclProcessGroup(unittest.TestCase):
                 check_more_of_stocks_uses,
             ],
         )
+
+    def test_bound_to_a_device(self) -> None:
+        # init_process_group(device_id=...): the group is bound to each rank's device.
+        skip_unless_a_gpu_per_rank(2)
+        spawn("nccl", 2, [check_bound_device, check_all_reduce], bind=True)
 
     def test_dead_peer_with_blocking_wait(self) -> None:
         skip_unless_a_gpu_per_rank(2)
