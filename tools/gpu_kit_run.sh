@@ -54,24 +54,25 @@ if ! unpack; then
 fi
 site=$work/py/usr/lib/python3/dist-packages
 bin=$work/kit/bin
-cublas=$(find ${CUBLAS_DIR:-} /usr /opt -name 'libcublas.so.13' 2> /dev/null | head -n 1)
-if [ -z "$cublas" ]; then
-  echo "no libcublas.so.13 on this machine: set CUBLAS_DIR" | tee -a "$summary"
-  exit 1
-fi
-cublas_dir=$(dirname "$cublas")
-# Where _CUDAC.so's RUNPATH looks for cuBLAS in an installed wheel ($ORIGIN/nvidia/cu13/lib).
-mkdir -p "$site/nvidia/cu13"
-ln -sfn "$cublas_dir" "$site/nvidia/cu13/lib"
+# library_dir SONAME VARIABLE DIR...: the directory of the machine's SONAME (under $VARIABLE
+# or the DIRs); exits, saying so, where there is none.
+library_dir() {
+  local soname=$1 variable=$2 found
+  shift 2
+  found=$(find ${!variable:-} "$@" -name "$soname" 2> /dev/null | head -n 1)
+  if [ -z "$found" ]; then
+    echo "no $soname on this machine: set $variable" | tee -a "$summary" >&2
+    exit 1
+  fi
+  dirname "$found"
+}
+cublas_dir=$(library_dir libcublas.so.13 CUBLAS_DIR /usr /opt) || exit 1
 python_sites=$(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2> /dev/null)
-nccl=$(find ${NCCL_DIR:-} /usr /opt $python_sites -name 'libnccl.so.2' 2> /dev/null | head -n 1)
-if [ -z "$nccl" ]; then
-  echo "no libnccl.so.2 on this machine: set NCCL_DIR" | tee -a "$summary"
-  exit 1
-fi
-nccl_dir=$(dirname "$nccl")
-# And NCCL ($ORIGIN/nvidia/nccl/lib).
-mkdir -p "$site/nvidia/nccl"
+nccl_dir=$(library_dir libnccl.so.2 NCCL_DIR /usr /opt $python_sites) || exit 1
+# Where _CUDAC.so's RUNPATH looks for them in an installed wheel ($ORIGIN/nvidia/cu13/lib,
+# $ORIGIN/nvidia/nccl/lib).
+mkdir -p "$site/nvidia/cu13" "$site/nvidia/nccl"
+ln -sfn "$cublas_dir" "$site/nvidia/cu13/lib"
 ln -sfn "$nccl_dir" "$site/nvidia/nccl/lib"
 
 export PYTHONHOME=$work/py/usr PYTHONNOUSERSITE=1 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1

@@ -245,6 +245,13 @@ def _worker(
         dist.destroy_process_group()
 
 
+def last_rank_dies(rank: int, world: int) -> None:
+    """After a barrier, the last rank exits without any cleanup, as a crashed process."""
+    dist.barrier()
+    if rank == world - 1:
+        os._exit(0)
+
+
 def spawn(backend: str, world: int, checks: list[Check], *, bind: bool = False) -> None:
     """Runs `checks` in `world` processes of a `backend` process group on loopback; with
     `bind`, each rank's group is bound to its device (init_process_group(device_id=))."""

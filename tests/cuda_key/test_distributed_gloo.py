@@ -22,6 +22,7 @@ from distributed_checks import (
     check_reduce_scatter,
     check_stream_order_and_async,
     device_of,
+    last_rank_dies,
     spawn,
 )
 
@@ -37,9 +38,7 @@ def check_backend_is_reported_as_gloo(rank: int, world: int) -> None:
 def check_dead_peer_fails_within_the_timeout(rank: int, world: int) -> None:
     """The last rank dies before an all_reduce; the others' all_reduce raises, never hangs."""
     device = device_of(rank)
-    dist.barrier()
-    if rank == world - 1:
-        os._exit(0)  # no cleanup, as a crashed process
+    last_rank_dies(rank, world)
     started = time.monotonic()
     try:
         dist.all_reduce(torch.ones(4, device=device), async_op=True).wait(

@@ -31,6 +31,7 @@ from distributed_checks import (
     check_reduce_scatter,
     check_stream_order_and_async,
     device_of,
+    last_rank_dies,
     spawn,
 )
 
@@ -150,9 +151,7 @@ def check_coalesced_collectives(rank: int, world: int) -> None:
 def check_dead_peer_raises_with_blocking_wait(rank: int, world: int) -> None:
     """The last rank dies; with TORCH_NCCL_BLOCKING_WAIT=1 the others' wait() raises."""
     device = device_of(rank)
-    dist.barrier()
-    if rank == world - 1:
-        os._exit(0)  # no cleanup, as a crashed process
+    last_rank_dies(rank, world)
     started = time.monotonic()
     try:
         dist.all_reduce(torch.ones(4, device=device))
@@ -168,9 +167,7 @@ def check_dead_peer_raises_with_blocking_wait(rank: int, world: int) -> None:
 def check_dead_peer_takes_the_process_down(rank: int, world: int) -> None:
     """By default the watchdog ends a rank whose collective failed, within the timeout."""
     device = device_of(rank)
-    dist.barrier()
-    if rank == world - 1:
-        os._exit(0)
+    last_rank_dies(rank, world)
     dist.all_reduce(torch.ones(4, device=device))
     deadline = time.monotonic() + TIMEOUT_S / 2
     while time.monotonic() < deadline:

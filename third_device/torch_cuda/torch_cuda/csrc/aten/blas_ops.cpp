@@ -121,19 +121,17 @@ void scale_by_beta(const at::Tensor& c, const c10::Scalar& beta) {
   }
 }
 
-// C = alpha * A B + beta * C for matrices or batches (dim 3) of them; c is contiguous.
-void run_gemm(const at::Tensor& c, const at::Tensor& a, const at::Tensor& b, const c10::Scalar& beta,
-              const c10::Scalar& alpha) {
-  if (a.size(-1) == 0) return scale_by_beta(c, beta);
-  const bool batched = c.dim() == 3;
-  const Operand oa = as_operand(a), ob = as_operand(b);
+// The row-major description of C = alpha * A B + beta * C (the last two dimensions; c is
+// contiguous). `oa` and `ob` keep the operands' storage alive.
+blas::Gemm describe_gemm(const at::Tensor& c, const Operand& oa, const Operand& ob, int64_t k,
+                         const c10::Scalar& alpha, double beta) {
   blas::Gemm g;
   g.dtype = *blas_dtype(c.scalar_type());
   g.trans_a = oa.trans;
   g.trans_b = ob.trans;
   g.m = c.size(-2);
   g.n = c.size(-1);
-  g.k = a.size(-1);
+  g.k = k;
   g.a = oa.matrix.const_data_ptr();
   g.lda = oa.ld;
   g.b = ob.matrix.const_data_ptr();
@@ -141,7 +139,17 @@ void run_gemm(const at::Tensor& c, const at::Tensor& a, const at::Tensor& b, con
   g.c = c.data_ptr();
   g.ldc = std::max<int64_t>(1, g.n);
   g.alpha = alpha.toDouble();
-  g.beta = beta.toDouble();
+  g.beta = beta;
+  return g;
+}
+
+// C = alpha * A B + beta * C for matrices or batches (dim 3) of them; c is contiguous.
+void run_gemm(const at::Tensor& c, const at::Tensor& a, const at::Tensor& b, const c10::Scalar& beta,
+              const c10::Scalar& alpha) {
+  if (a.size(-1) == 0) return scale_by_beta(c, beta);
+  const bool batched = c.dim() == 3;
+  const Operand oa = as_operand(a), ob = as_operand(b);
+  const blas::Gemm g = describe_gemm(c, oa, ob, a.size(-1), alpha, beta.toDouble());
   const blas::GemmPlan plan =
       batched ? blas::plan_gemm(g, precision(), c.size(0), oa.matrix.stride(0), ob.matrix.stride(0), c.stride(0))
               : blas::plan_gemm(g, precision());
@@ -173,20 +181,7 @@ bool use_lt(const at::Tensor& self, const at::Tensor& mat2, const c10::Scalar& b
 void run_gemm_and_bias(const at::Tensor& out, const at::Tensor& mat1, const at::Tensor& mat2,
                        const at::Tensor& bias, const c10::Scalar& alpha, blas::Epilogue epilogue) {
   const Operand oa = as_operand(mat1), ob = as_operand(mat2);
-  blas::Gemm g;
-  g.dtype = *blas_dtype(out.scalar_type());
-  g.trans_a = oa.trans;
-  g.trans_b = ob.trans;
-  g.m = out.size(0);
-  g.n = out.size(1);
-  g.k = mat1.size(1);
-  g.a = oa.matrix.const_data_ptr();
-  g.lda = oa.ld;
-  g.b = ob.matrix.const_data_ptr();
-  g.ldb = ob.ld;
-  g.c = out.data_ptr();
-  g.ldc = std::max<int64_t>(1, g.n);
-  g.alpha = alpha.toDouble();
+  const blas::Gemm g = describe_gemm(out, oa, ob, mat1.size(1), alpha, 0.0);
   blas::execute(blas::plan_gemm_and_bias(g, precision(), bias.const_data_ptr(), epilogue), current_stream(out));
 }
 
