@@ -247,7 +247,8 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
 at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
                    const c10::Scalar& beta, const c10::Scalar& alpha) {
   if (!native({&self, &batch1, &batch2}) || batch1.dim() != 3 || batch2.dim() != 3 ||
-      batch1.size(0) != batch2.size(0) || batch1.size(2) != batch2.size(1) || self.dim() > 3 || beta.isComplex() || alpha.isComplex()) {
+      batch1.size(0) != batch2.size(0) || batch1.size(2) != batch2.size(1) || self.dim() > 3 || beta.isComplex() ||
+      alpha.isComplex()) {
     return fall_back<at::_ops::baddbmm>(self, batch1, batch2, beta, alpha);
   }
   const c10::DeviceGuard guard(self.device());
