@@ -85,8 +85,8 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     _applied.append(version_cuda.NAME)
     gloo_device_staging.apply(C)
     _applied.append(gloo_device_staging.NAME)
-    if nccl_process_group.apply(torch_C, C):
-        _applied.append(nccl_process_group.NAME)
+    nccl_process_group.apply(torch_C, C)
+    _applied.append(nccl_process_group.NAME)
     legacy_cuda_tensor_types.apply(C)
     _applied.append(legacy_cuda_tensor_types.NAME)
 

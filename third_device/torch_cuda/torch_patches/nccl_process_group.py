@@ -1,8 +1,8 @@
 """Ledger entry: torch.distributed's NCCL backend.
 
-What: when _CUDAC has a ProcessGroupNCCL (the simulated variant: torch_core's collective
-    process group over the simulated communicator; _CUDAC binds it once torch.distributed
-    is imported), torch.distributed's NCCL names point at it:
+What: torch.distributed's NCCL names point at _CUDAC's ProcessGroupNCCL (torch_core's
+    collective process group over NCCL on a GPU, over the simulated communicator in the
+    simulated variant; _CUDAC binds it once torch.distributed is imported):
     ``distributed_c10d.ProcessGroupNCCL`` (what ``init_process_group("nccl")``
     constructs), ``_NCCL_AVAILABLE`` (``dist.is_nccl_available()``), the NCCL default
     timeout (10 minutes), ``torch.distributed.ProcessGroupNCCL`` and
@@ -26,8 +26,8 @@ from torch_cuda.torch_patches._pinned import check_torch_version, probe, torch_s
 
 NAME = "nccl_process_group"
 WHAT = (
-    "torch.distributed's ProcessGroupNCCL, is_nccl_available() and NCCL default timeout "
-    "point at _CUDAC.ProcessGroupNCCL where the variant has one"
+    "torch.distributed's ProcessGroupNCCL, is_nccl_available(), NCCL default timeout and "
+    "torch.cuda.nccl.version() point at _CUDAC's (NCCL, or the simulated communicator)"
 )
 WHY = (
     "the CPU wheel has no NCCL: init_process_group('nccl') raises \"Distributed package "
@@ -71,14 +71,11 @@ def _point_torch_at(process_group: type) -> None:
     _distributed_c10d.ProcessGroupNCCL = process_group
 
 
-def apply(torch_C: ModuleType, C: ModuleType) -> bool:
-    """Applies the entry where _CUDAC has a process group; says whether it did."""
-    process_group_class = getattr(C, "_nccl_process_group_class", None)
-    if process_group_class is None:
-        return False
+def apply(torch_C: ModuleType, C: ModuleType) -> None:
     # torch.cuda.nccl.version(), which c10d's logger asks when a collective raises.
     torch_C._nccl_version = C._nccl_version
     torch_C._nccl_version_suffix = C._nccl_version_suffix
     # The class derives from c10d's Backend, which torch.distributed's import makes.
-    run_after_import("torch.distributed", lambda _module: _point_torch_at(process_group_class()))
-    return True
+    run_after_import(
+        "torch.distributed", lambda _module: _point_torch_at(C._nccl_process_group_class())
+    )
