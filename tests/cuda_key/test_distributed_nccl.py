@@ -79,7 +79,7 @@ def check_stocks_errors(rank: int, world: int) -> None:
 
 def check_more_of_stocks_uses(rank: int, world: int) -> None:
     """Objects (pickles through CUDA tensors), batch_isend_irecv (a coalesced group), a ring
-    of single isend/irecv, a subgroup, complex and bool tensors, integer AVG."""
+    of single isend/irecv, a subgroup, complex and bool tensors, integer AVG, PREMUL_SUM."""
     device = device_of(rank)
     torch.cuda.set_device(device)
     objects: list[object] = [{"step": 3, "names": ["a", "b"]}] if rank == 0 else [None]
@@ -116,6 +116,19 @@ def check_more_of_stocks_uses(rank: int, world: int) -> None:
     integers = torch.tensor([3 * rank + 1], device=device)
     dist.all_reduce(integers, op=dist.ReduceOp.AVG)  # NCCL's integer division
     assert integers.item() == sum(3 * r + 1 for r in range(world)) // world, integers
+
+    # PREMUL_SUM: each rank's input times the factor (a number or a device scalar), summed;
+    # the inputs of out-of-place calls stay as they were.
+    halved = torch.full((2,), float(rank + 1), device=device)
+    dist.all_reduce(halved, op=dist._make_nccl_premul_sum(0.5))
+    total = float(sum(range(1, world + 1)))
+    assert halved.cpu().tolist() == [total / 2] * 2, halved
+    source = torch.ones(2 * world, device=device)
+    scattered = torch.empty(2, device=device)
+    factor = torch.tensor(4.0, device=device)
+    dist.reduce_scatter_tensor(scattered, source, op=dist._make_nccl_premul_sum(factor))
+    assert scattered.cpu().tolist() == [4.0 * world] * 2, scattered
+    assert source.cpu().tolist() == [1.0] * 2 * world, source
     dist.barrier()
 
 

@@ -15,6 +15,7 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <c10/util/Exception.h>
 #include <c10/util/irange.h>
+#include <torch/csrc/distributed/c10d/Types.hpp>
 
 #include "torch_core/csrc/device/backend.h"
 
@@ -50,7 +51,9 @@ CommReduceOp comm_op(const c10d::ReduceOp& op, const at::Tensor& t) {
       if (is_bool) C10_THROW_ERROR(TypeError, "Cannot use ReduceOp.AVG with boolean inputs");
       return CommReduceOp::kAvg;
     case c10d::ReduceOp::PREMUL_SUM:
-      C10_THROW_ERROR(ValueError, "ReduceOp.PREMUL_SUM is not supported by this process group yet");
+      TORCH_CHECK_TYPE(at::isFloatingType(t.scalar_type()), "ReduceOp.PREMUL_SUM needs floating-point tensors, got ",
+                       t.scalar_type());
+      return CommReduceOp::kSum;  // of the inputs times the factor (premultiplied)
     case c10d::ReduceOp::BAND:
       C10_THROW_ERROR(ValueError, "Cannot use ReduceOp.BAND with this process group");
     case c10d::ReduceOp::BOR:
@@ -61,6 +64,17 @@ CommReduceOp comm_op(const c10d::ReduceOp& op, const at::Tensor& t) {
       break;
   }
   C10_THROW_ERROR(ValueError, "Unknown ReduceOp");
+}
+
+// What a rank contributes to a reduction: its input, or under PREMUL_SUM (stock:
+// ncclRedOpCreatePreMulSum) a copy times the factor, made on the communication stream
+// (the caller's input stays as it was).
+at::Tensor premultiplied(const c10d::ReduceOp& op, const at::Tensor& input) {
+  if (op.op_ != c10d::ReduceOp::PREMUL_SUM) return input;
+  const auto factor = c10::static_intrusive_pointer_cast<c10d::PreMulSumSupplement>(op.supplement_);
+  TORCH_CHECK_VALUE(factor, "ReduceOp.PREMUL_SUM without a factor: make one with ",
+                    "torch.distributed._make_nccl_premul_sum(factor)");
+  return factor->tensor_factor.defined() ? input * factor->tensor_factor : input * factor->double_factor;
 }
 
 std::size_t count(const at::Tensor& t) { return static_cast<std::size_t>(t.numel()); }
@@ -197,7 +211,8 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::allreduce(std::vector<at::Tens
   const at::Tensor& t = single(tensors, device_type_);
   const CommReduceOp op = comm_op(opts.reduceOp, t);
   return run(t.device(), c10d::OpType::ALLREDUCE, "all_reduce", {t}, {t}, [&](Communicator& comm, StreamHandle s) {
-    comm.all_reduce(t.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, s);
+    const at::Tensor in = premultiplied(opts.reduceOp, t);
+    comm.all_reduce(in.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, s);
   });
 }
 
@@ -212,7 +227,8 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::allreduce_coalesced(std::vecto
   return run(tensors[0].device(), c10d::OpType::COALESCED, "allreduce_coalesced", tensors, tensors,
              [&](Communicator& comm, StreamHandle s) {
                for (const at::Tensor& t : tensors) {
-                 comm.all_reduce(t.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, s);
+                 const at::Tensor in = premultiplied(opts.reduceOp, t);
+                 comm.all_reduce(in.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, s);
                }
              });
 }
@@ -222,7 +238,8 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::reduce(std::vector<at::Tensor>
   const at::Tensor& t = single(tensors, device_type_);
   const CommReduceOp op = comm_op(opts.reduceOp, t);
   return run(t.device(), c10d::OpType::REDUCE, "reduce", {t}, {t}, [&](Communicator& comm, StreamHandle s) {
-    comm.reduce(t.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, static_cast<int>(opts.rootRank), s);
+    const at::Tensor in = premultiplied(opts.reduceOp, t);
+    comm.reduce(in.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, static_cast<int>(opts.rootRank), s);
   });
 }
 
@@ -308,7 +325,8 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::reduce_scatter(std::vector<at:
                for (const auto r : c10::irange(getSize())) {
                  flat.narrow(0, r * output.numel(), output.numel()).copy_(list[r].reshape({-1}));
                }
-               comm.reduce_scatter(flat.data_ptr(), output.data_ptr(), count(output), comm_type(output), op, s);
+               const at::Tensor in = premultiplied(opts.reduceOp, flat);
+               comm.reduce_scatter(in.data_ptr(), output.data_ptr(), count(output), comm_type(output), op, s);
              });
 }
 
@@ -322,7 +340,8 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::_reduce_scatter_base(at::Tenso
   const CommReduceOp op = comm_op(opts.reduceOp, output);
   return run(input.device(), c10d::OpType::_REDUCE_SCATTER_BASE, "_reduce_scatter_base", {input, output}, {output},
              [&](Communicator& comm, StreamHandle s) {
-               comm.reduce_scatter(input.data_ptr(), output.data_ptr(), count(output), comm_type(output), op, s);
+               const at::Tensor in = premultiplied(opts.reduceOp, input);
+               comm.reduce_scatter(in.data_ptr(), output.data_ptr(), count(output), comm_type(output), op, s);
              });
 }
 
@@ -344,8 +363,9 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::reduce_scatter_tensor_coalesce
   return run(inputs[0].device(), c10d::OpType::COALESCED, "reduce_scatter_tensor_coalesced", touched, outputs,
              [&](Communicator& comm, StreamHandle s) {
                for (const auto i : c10::irange(inputs.size())) {
-                 comm.reduce_scatter(inputs[i].data_ptr(), outputs[i].data_ptr(), count(outputs[i]),
-                                     comm_type(outputs[i]), op, s);
+                 const at::Tensor in = premultiplied(opts.reduceOp, inputs[i]);
+                 comm.reduce_scatter(in.data_ptr(), outputs[i].data_ptr(), count(outputs[i]), comm_type(outputs[i]),
+                                     op, s);
                }
              });
 }
