@@ -167,16 +167,17 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::run(c10::Device device, c10d::
   c10::Event ready(device_type_);
   ready.record(impl.getStream(device));
   ready.block(ch.stream);
-  {
-    // ATen work a call does around the communicator (copies) runs on its stream too.
-    const c10::StreamGuard stream_guard(ch.stream);
-    enqueue(*ch.comm, torch_core::Backend::find(device_type_)->streams().handle(ch.stream));
-    for (const at::Tensor& t : tensors) t.record_stream(ch.stream);
-  }
+  // ATen work a call does around the communicator (copies) runs on its stream too.
+  const c10::StreamGuard stream_guard(ch.stream);
+  Pending pending;
+  enqueue(*ch.comm, torch_core::Backend::find(device_type_)->streams().handle(ch.stream), pending);
+  for (const at::Tensor& t : tensors) t.record_stream(ch.stream);
   if (coalescing_.active) {
     coalescing_.outputs.insert(coalescing_.outputs.end(), outputs.begin(), outputs.end());
+    coalescing_.pending.append(std::move(pending));
     return {};
   }
+  for (const auto& step : pending.then) step();
   return make_work(ch, op_type, name, std::move(outputs), host_waits);
 }
 
@@ -201,19 +202,21 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::make_work(const Channel& ch, c
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::broadcast(std::vector<at::Tensor>& tensors,
                                                             const c10d::BroadcastOptions& opts) {
   const at::Tensor& t = single(tensors, device_type_);
-  return run(t.device(), c10d::OpType::BROADCAST, "broadcast", {t}, {t}, [&](Communicator& comm, StreamHandle s) {
-    comm.broadcast(t.data_ptr(), t.data_ptr(), count(t), comm_type(t), static_cast<int>(opts.rootRank), s);
-  });
+  return run(t.device(), c10d::OpType::BROADCAST, "broadcast", {t}, {t},
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
+               comm.broadcast(t.data_ptr(), t.data_ptr(), count(t), comm_type(t), static_cast<int>(opts.rootRank), s);
+             });
 }
 
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::allreduce(std::vector<at::Tensor>& tensors,
                                                             const c10d::AllreduceOptions& opts) {
   const at::Tensor& t = single(tensors, device_type_);
   const CommReduceOp op = comm_op(opts.reduceOp, t);
-  return run(t.device(), c10d::OpType::ALLREDUCE, "all_reduce", {t}, {t}, [&](Communicator& comm, StreamHandle s) {
-    const at::Tensor in = premultiplied(opts.reduceOp, t);
-    comm.all_reduce(in.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, s);
-  });
+  return run(t.device(), c10d::OpType::ALLREDUCE, "all_reduce", {t}, {t},
+             [&](Communicator& comm, StreamHandle s, Pending& pending) {
+               const at::Tensor in = pending.keep(premultiplied(opts.reduceOp, t));
+               comm.all_reduce(in.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, s);
+             });
 }
 
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::allreduce_coalesced(std::vector<at::Tensor>& tensors,
@@ -225,9 +228,9 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::allreduce_coalesced(std::vecto
   }
   const CommReduceOp op = comm_op(opts.reduceOp, tensors[0]);
   return run(tensors[0].device(), c10d::OpType::COALESCED, "allreduce_coalesced", tensors, tensors,
-             [&](Communicator& comm, StreamHandle s) {
+             [&](Communicator& comm, StreamHandle s, Pending& pending) {
                for (const at::Tensor& t : tensors) {
-                 const at::Tensor in = premultiplied(opts.reduceOp, t);
+                 const at::Tensor in = pending.keep(premultiplied(opts.reduceOp, t));
                  comm.all_reduce(in.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, s);
                }
              });
@@ -237,10 +240,11 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::reduce(std::vector<at::Tensor>
                                                          const c10d::ReduceOptions& opts) {
   const at::Tensor& t = single(tensors, device_type_);
   const CommReduceOp op = comm_op(opts.reduceOp, t);
-  return run(t.device(), c10d::OpType::REDUCE, "reduce", {t}, {t}, [&](Communicator& comm, StreamHandle s) {
-    const at::Tensor in = premultiplied(opts.reduceOp, t);
-    comm.reduce(in.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, static_cast<int>(opts.rootRank), s);
-  });
+  return run(t.device(), c10d::OpType::REDUCE, "reduce", {t}, {t},
+             [&](Communicator& comm, StreamHandle s, Pending& pending) {
+               const at::Tensor in = pending.keep(premultiplied(opts.reduceOp, t));
+               comm.reduce(in.data_ptr(), t.data_ptr(), count(t), comm_type(t), op, static_cast<int>(opts.rootRank), s);
+             });
 }
 
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::allgather(std::vector<std::vector<at::Tensor>>& outputs,
@@ -258,13 +262,13 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::allgather(std::vector<std::vec
   std::vector<at::Tensor> touched = list;
   touched.push_back(input);
   return run(input.device(), c10d::OpType::ALLGATHER, "all_gather", touched, list,
-             [&](Communicator& comm, StreamHandle s) {
+             [&](Communicator& comm, StreamHandle s, Pending& pending) {
                // Gathered into one buffer, then copied out on this stream (stock's).
-               at::Tensor flat = at::empty({getSize() * input.numel()}, input.options());
+               const at::Tensor flat = pending.keep(at::empty({getSize() * input.numel()}, input.options()));
                comm.all_gather(input.data_ptr(), flat.data_ptr(), count(input), comm_type(input), s);
-               for (const auto r : c10::irange(getSize())) {
-                 list[r].copy_(flat.narrow(0, r * input.numel(), input.numel()).view(list[r].sizes()));
-               }
+               pending.then.emplace_back([flat, list, n = input.numel(), size = getSize()] {
+                 for (const auto r : c10::irange(size)) list[r].copy_(flat.narrow(0, r * n, n).view(list[r].sizes()));
+               });
              });
 }
 
@@ -276,7 +280,7 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::_allgather_base(at::Tensor& ou
   TORCH_CHECK_VALUE(output.numel() == input.numel() * getSize(),
                     "output tensor size must be equal to world_size times input tensor size");
   return run(input.device(), c10d::OpType::_ALLGATHER_BASE, "_allgather_base", {input, output}, {output},
-             [&](Communicator& comm, StreamHandle s) {
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
                comm.all_gather(input.data_ptr(), output.data_ptr(), count(input), comm_type(input), s);
              });
 }
@@ -296,7 +300,7 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::allgather_into_tensor_coalesce
   std::vector<at::Tensor> touched = inputs;
   touched.insert(touched.end(), outputs.begin(), outputs.end());
   return run(inputs[0].device(), c10d::OpType::COALESCED, "allgather_into_tensor_coalesced", touched, outputs,
-             [&](Communicator& comm, StreamHandle s) {
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
                for (const auto i : c10::irange(inputs.size())) {
                  comm.all_gather(inputs[i].data_ptr(), outputs[i].data_ptr(), count(inputs[i]),
                                  comm_type(inputs[i]), s);
@@ -320,12 +324,12 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::reduce_scatter(std::vector<at:
   std::vector<at::Tensor> touched = list;
   touched.push_back(output);
   return run(output.device(), c10d::OpType::REDUCE_SCATTER, "reduce_scatter", touched, {output},
-             [&](Communicator& comm, StreamHandle s) {
-               at::Tensor flat = at::empty({getSize() * output.numel()}, output.options());
+             [&](Communicator& comm, StreamHandle s, Pending& pending) {
+               const at::Tensor flat = pending.keep(at::empty({getSize() * output.numel()}, output.options()));
                for (const auto r : c10::irange(getSize())) {
                  flat.narrow(0, r * output.numel(), output.numel()).copy_(list[r].reshape({-1}));
                }
-               const at::Tensor in = premultiplied(opts.reduceOp, flat);
+               const at::Tensor in = pending.keep(premultiplied(opts.reduceOp, flat));
                comm.reduce_scatter(in.data_ptr(), output.data_ptr(), count(output), comm_type(output), op, s);
              });
 }
@@ -339,8 +343,8 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::_reduce_scatter_base(at::Tenso
                     "input tensor must be the same size as output size times world size");
   const CommReduceOp op = comm_op(opts.reduceOp, output);
   return run(input.device(), c10d::OpType::_REDUCE_SCATTER_BASE, "_reduce_scatter_base", {input, output}, {output},
-             [&](Communicator& comm, StreamHandle s) {
-               const at::Tensor in = premultiplied(opts.reduceOp, input);
+             [&](Communicator& comm, StreamHandle s, Pending& pending) {
+               const at::Tensor in = pending.keep(premultiplied(opts.reduceOp, input));
                comm.reduce_scatter(in.data_ptr(), output.data_ptr(), count(output), comm_type(output), op, s);
              });
 }
@@ -361,9 +365,9 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::reduce_scatter_tensor_coalesce
   std::vector<at::Tensor> touched = inputs;
   touched.insert(touched.end(), outputs.begin(), outputs.end());
   return run(inputs[0].device(), c10d::OpType::COALESCED, "reduce_scatter_tensor_coalesced", touched, outputs,
-             [&](Communicator& comm, StreamHandle s) {
+             [&](Communicator& comm, StreamHandle s, Pending& pending) {
                for (const auto i : c10::irange(inputs.size())) {
-                 const at::Tensor in = premultiplied(opts.reduceOp, inputs[i]);
+                 const at::Tensor in = pending.keep(premultiplied(opts.reduceOp, inputs[i]));
                  comm.reduce_scatter(in.data_ptr(), outputs[i].data_ptr(), count(outputs[i]), comm_type(outputs[i]),
                                      op, s);
                }
@@ -398,7 +402,7 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::alltoall_base(at::Tensor& outp
   const auto [out_counts, out_starts] = offsets(output, output_split_sizes, "output");
   const std::size_t esize = input.element_size();
   return run(input.device(), c10d::OpType::ALLTOALL_BASE, "all_to_all", {input, output}, {output},
-             [&](Communicator& comm, StreamHandle s) {
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
                const CommDataType type = comm_type(input);
                comm.group_start();
                for (const auto r : c10::irange(getSize())) {
@@ -423,7 +427,7 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::alltoall(std::vector<at::Tenso
   std::vector<at::Tensor> touched = inputs;
   touched.insert(touched.end(), outputs.begin(), outputs.end());
   return run(inputs[0].device(), c10d::OpType::ALLTOALL, "all_to_all", touched, outputs,
-             [&](Communicator& comm, StreamHandle s) {
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
                comm.group_start();
                for (const auto r : c10::irange(getSize())) {
                  comm.send(inputs[r].data_ptr(), count(inputs[r]), comm_type(inputs[r]), r, s);
@@ -454,19 +458,20 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::gather(std::vector<std::vector
   std::vector<at::Tensor> list = is_root ? outputs[0] : std::vector<at::Tensor>{};
   std::vector<at::Tensor> touched = list;
   touched.push_back(input);
-  return run(input.device(), c10d::OpType::GATHER, "gather", touched, list, [&](Communicator& comm, StreamHandle s) {
-    comm.group_start();
-    if (is_root) {
-      for (const auto r : c10::irange(getSize())) {
-        if (r == root) continue;
-        comm.recv(list[r].data_ptr(), count(list[r]), comm_type(list[r]), r, s);
-      }
-    } else {
-      comm.send(input.data_ptr(), count(input), comm_type(input), root, s);
-    }
-    comm.group_end();
-    if (is_root) list[root].copy_(input);
-  });
+  return run(input.device(), c10d::OpType::GATHER, "gather", touched, list,
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
+               comm.group_start();
+               if (is_root) {
+                 for (const auto r : c10::irange(getSize())) {
+                   if (r == root) continue;
+                   comm.recv(list[r].data_ptr(), count(list[r]), comm_type(list[r]), r, s);
+                 }
+               } else {
+                 comm.send(input.data_ptr(), count(input), comm_type(input), root, s);
+               }
+               comm.group_end();
+               if (is_root) list[root].copy_(input);
+             });
 }
 
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::scatter(std::vector<at::Tensor>& outputs,
@@ -491,7 +496,7 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::scatter(std::vector<at::Tensor
   std::vector<at::Tensor> touched = list;
   touched.push_back(output);
   return run(output.device(), c10d::OpType::SCATTER, "scatter", touched, {output},
-             [&](Communicator& comm, StreamHandle s) {
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
                comm.group_start();
                if (is_root) {
                  for (const auto r : c10::irange(getSize())) {
@@ -509,17 +514,19 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::scatter(std::vector<at::Tensor
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::send(std::vector<at::Tensor>& tensors, int dst_rank,
                                                        int /*tag*/) {
   const at::Tensor& t = single(tensors, device_type_);
-  return run(t.device(), c10d::OpType::SEND, "send", {t}, {t}, [&](Communicator& comm, StreamHandle s) {
-    comm.send(t.data_ptr(), count(t), comm_type(t), dst_rank, s);
-  });
+  return run(t.device(), c10d::OpType::SEND, "send", {t}, {t},
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
+               comm.send(t.data_ptr(), count(t), comm_type(t), dst_rank, s);
+             });
 }
 
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::recv(std::vector<at::Tensor>& tensors, int src_rank,
                                                        int /*tag*/) {
   const at::Tensor& t = single(tensors, device_type_);
-  return run(t.device(), c10d::OpType::RECV, "recv", {t}, {t}, [&](Communicator& comm, StreamHandle s) {
-    comm.recv(t.data_ptr(), count(t), comm_type(t), src_rank, s);
-  });
+  return run(t.device(), c10d::OpType::RECV, "recv", {t}, {t},
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
+               comm.recv(t.data_ptr(), count(t), comm_type(t), src_rank, s);
+             });
 }
 
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::barrier(const c10d::BarrierOptions& opts) {
@@ -533,9 +540,16 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::barrier(const c10d::BarrierOpt
     if (!channels_.empty()) device = c10::Device(device_type_, channels_.begin()->first);
   }
   at::Tensor one = at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(device));
-  return run(device, c10d::OpType::BARRIER, "barrier", {one}, {one}, [&](Communicator& comm, StreamHandle s) {
-    comm.all_reduce(one.data_ptr(), one.data_ptr(), 1, CommDataType::kFloat32, CommReduceOp::kSum, s);
-  }, /*host_waits=*/true);
+  return run(device, c10d::OpType::BARRIER, "barrier", {one}, {one},
+             [&](Communicator& comm, StreamHandle s, Pending& /*pending*/) {
+               comm.all_reduce(one.data_ptr(), one.data_ptr(), 1, CommDataType::kFloat32, CommReduceOp::kSum, s);
+             }, /*host_waits=*/true);
+}
+
+void CollectiveBackend::Pending::append(Pending&& other) {
+  buffers.insert(buffers.end(), std::make_move_iterator(other.buffers.begin()),
+                 std::make_move_iterator(other.buffers.end()));
+  then.insert(then.end(), std::make_move_iterator(other.then.begin()), std::make_move_iterator(other.then.end()));
 }
 
 void CollectiveBackend::startCoalescing() {
@@ -550,7 +564,9 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::endCoalescing() {
   if (!group.device) return {};  // nothing was called in it
   Channel& ch = channel(*group.device);
   const c10::DeviceGuard device_guard(*group.device);
+  const c10::StreamGuard stream_guard(ch.stream);
   ch.comm->group_end();
+  for (const auto& step : group.pending.then) step();
   return make_work(ch, c10d::OpType::COALESCED, "coalesced", std::move(group.outputs), false);
 }
 

@@ -119,8 +119,21 @@ class CollectiveBackend final : public c10d::Backend {
     std::shared_ptr<Communicator> comm;
     c10::Stream stream;
   };
+  // What a call leaves for after its communicator calls are issued: the scratch buffers
+  // they read or write, kept until then, and the steps that read their results (copies on
+  // the channel's stream). Inside a coalesced group NCCL issues the calls at the group's
+  // end, so a buffer freed before it could be handed to another of the group's calls.
+  struct Pending {
+    std::vector<at::Tensor> buffers;
+    std::vector<std::function<void()>> then;
+    at::Tensor keep(at::Tensor buffer) {
+      buffers.push_back(buffer);
+      return buffer;
+    }
+    void append(Pending&& other);
+  };
   // How a call queues itself on a channel: the communicator and its stream's handle.
-  using Enqueue = std::function<void(Communicator& comm, StreamHandle stream)>;
+  using Enqueue = std::function<void(Communicator& comm, StreamHandle stream, Pending& pending)>;
 
   Channel& channel(c10::Device device);
   // Orders the channel after the caller's stream, queues `enqueue`, records `tensors`'
@@ -152,6 +165,7 @@ class CollectiveBackend final : public c10d::Backend {
     bool active = false;
     std::optional<c10::Device> device;  // of the first call in it
     std::vector<at::Tensor> outputs;
+    Pending pending;
   };
   Coalescing coalescing_;
 
