@@ -289,7 +289,14 @@ distributed::CommunicatorFactory communicator_factory(c10::DeviceType device_typ
       const py::gil_scoped_acquire gil;
       const py::module_ dist = py::module_::import("torch.distributed");
       const py::object prefixed = dist.attr("PrefixStore")(key + "/", py::cast(store));
-      const py::object gloo = dist.attr("ProcessGroupGloo")(prefixed, rank, size, timeout);
+      // On loopback whatever the host's name resolves to: the ranks share this machine.
+      const py::object gloo_class = dist.attr("ProcessGroupGloo");
+      py::object options = gloo_class.attr("_Options")();
+      py::list devices;
+      devices.append(gloo_class.attr("create_device")(py::arg("hostname") = "127.0.0.1"));
+      options.attr("_devices") = devices;
+      options.attr("_timeout") = timeout;
+      const py::object gloo = gloo_class(prefixed, rank, size, options);
       state->transport = gloo.cast<c10::intrusive_ptr<c10d::Backend>>();
     }
     return std::make_unique<SimulatedCommunicator>(device_type, rank, size, std::move(state));
