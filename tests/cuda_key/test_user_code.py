@@ -244,9 +244,40 @@ class UserCode(unittest.TestCase):
             torch.testing.assert_close(static_output, model(batch))
 
 
+def _ddp_over_nccl(rank: int, world: int, port: int) -> None:
+    """A torchrun-style DDP program: env:// rendezvous, "nccl", one device per rank."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("nccl", rank=rank, world_size=world)
+    torch.cuda.set_device(rank)
+    torch.manual_seed(0)
+    reference = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    model = DistributedDataParallel(copy.deepcopy(reference).cuda(), device_ids=[rank])
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    mine = slice(rank * 4, rank * 4 + 4)
+    torch.nn.functional.mse_loss(model(x[mine].cuda()), y[mine].cuda()).backward()
+    torch.nn.functional.mse_loss(reference(x), y).backward()  # the whole batch, one process
+    for got, want in zip(model.module.parameters(), reference.parameters(), strict=True):
+        torch.testing.assert_close(got.grad.cpu(), want.grad)
+    dist.destroy_process_group()
+
+
 @needs_two_devices
 class MultiDevice(unittest.TestCase):
-    """nn.DataParallel and torch.nn.parallel.comm over the two devices."""
+    """nn.DataParallel and torch.nn.parallel.comm over the two devices, and DDP over "nccl"
+    in two processes."""
+
+    def test_ddp_over_nccl_in_two_processes(self) -> None:
+        import socket
+
+        import torch.multiprocessing as mp
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        mp.spawn(_ddp_over_nccl, args=(2, port), nprocs=2)
 
     def test_data_parallel_matches_one_module(self) -> None:
         torch.manual_seed(0)
