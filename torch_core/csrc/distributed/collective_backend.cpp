@@ -184,9 +184,8 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::run(c10::Device device, c10d::
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::make_work(const Channel& ch, c10d::OpType op_type,
                                                             const char* name, std::vector<at::Tensor> outputs,
                                                             bool host_waits) {
-  CollectiveWork::Call call{op_type, nullptr, 0, options_->timeout, host_waits || blocking_wait_};
-  const std::string title = options_->backend + ":" + name;
-  call.name = title.c_str();
+  CollectiveWork::Call call{op_type, options_->backend + ":" + name, 0, options_->timeout,
+                            host_waits || blocking_wait_};
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     call.sequence = ++sequence_;

@@ -13,7 +13,7 @@ namespace torch_core::distributed {
 
 CollectiveWork::CollectiveWork(int rank, const Call& call, c10::Stream stream, std::shared_ptr<Communicator> comm,
                                std::vector<at::Tensor> outputs)
-    : c10d::Work(rank, call.op_type, call.name),
+    : c10d::Work(rank, call.op_type, call.name.c_str()),
       call_(call),
       device_(stream.device()),
       comm_(std::move(comm)),

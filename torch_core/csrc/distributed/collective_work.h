@@ -27,7 +27,7 @@ class CollectiveWork final : public c10d::Work {
  public:
   struct Call {
     c10d::OpType op_type;
-    const char* name;         // the profiling title, e.g. "nccl:all_reduce"
+    std::string name;         // the profiling title, e.g. "nccl:all_reduce"
     std::uint64_t sequence;   // of the call in its group
     std::chrono::milliseconds timeout;
     bool host_waits;          // wait() blocks the host (TORCH_NCCL_BLOCKING_WAIT, barrier)
