@@ -436,25 +436,32 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::alltoall(std::vector<at::Tenso
              });
 }
 
+std::vector<at::Tensor> CollectiveBackend::root_list(const char* call,
+                                                     const std::vector<std::vector<at::Tensor>>& lists,
+                                                     const at::Tensor& like, bool is_root) const {
+  if (!is_root) {
+    TORCH_CHECK_VALUE(lists.empty() || (lists.size() == 1 && lists[0].empty()), call,
+                      ": only the root passes a list of tensors");
+    return {};
+  }
+  TORCH_CHECK_VALUE(lists.size() == 1 && lists[0].size() == static_cast<std::size_t>(getSize()), call,
+                    ": the root passes one list of ", getSize(), " tensors (the group's size)");
+  for (const at::Tensor& t : lists[0]) {
+    check_tensor(t, device_type_);
+    check_same(t, like);
+    TORCH_CHECK_VALUE(t.numel() == like.numel(), call, ": the root's tensors must have ", like.numel(),
+                      " elements, as this rank's");
+  }
+  return lists[0];
+}
+
 c10::intrusive_ptr<c10d::Work> CollectiveBackend::gather(std::vector<std::vector<at::Tensor>>& outputs,
                                                          std::vector<at::Tensor>& inputs,
                                                          const c10d::GatherOptions& opts) {
   const at::Tensor& input = single(inputs, device_type_);
   const int root = static_cast<int>(opts.rootRank);
   const bool is_root = getRank() == root;
-  if (is_root) {
-    TORCH_CHECK_VALUE(outputs.size() == 1 && outputs[0].size() == static_cast<std::size_t>(getSize()),
-                      "gather: the root expects one list of ", getSize(), " output tensors");
-    for (const at::Tensor& out : outputs[0]) {
-      check_tensor(out, device_type_);
-      check_same(out, input);
-      TORCH_CHECK_VALUE(out.numel() == input.numel(), "gather: outputs must have the input's number of elements");
-    }
-  } else {
-    TORCH_CHECK_VALUE(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()),
-                      "gather: only the root gets output tensors");
-  }
-  std::vector<at::Tensor> list = is_root ? outputs[0] : std::vector<at::Tensor>{};
+  std::vector<at::Tensor> list = root_list("gather", outputs, input, is_root);
   std::vector<at::Tensor> touched = list;
   touched.push_back(input);
   return run(input.device(), c10d::OpType::GATHER, "gather", touched, list,
@@ -479,19 +486,7 @@ c10::intrusive_ptr<c10d::Work> CollectiveBackend::scatter(std::vector<at::Tensor
   const at::Tensor& output = single(outputs, device_type_);
   const int root = static_cast<int>(opts.rootRank);
   const bool is_root = getRank() == root;
-  if (is_root) {
-    TORCH_CHECK_VALUE(inputs.size() == 1 && inputs[0].size() == static_cast<std::size_t>(getSize()),
-                      "scatter: the root expects one list of ", getSize(), " input tensors");
-    for (const at::Tensor& in : inputs[0]) {
-      check_tensor(in, device_type_);
-      check_same(in, output);
-      TORCH_CHECK_VALUE(in.numel() == output.numel(), "scatter: inputs must have the output's number of elements");
-    }
-  } else {
-    TORCH_CHECK_VALUE(inputs.empty() || (inputs.size() == 1 && inputs[0].empty()),
-                      "scatter: only the root gives input tensors");
-  }
-  std::vector<at::Tensor> list = is_root ? inputs[0] : std::vector<at::Tensor>{};
+  std::vector<at::Tensor> list = root_list("scatter", inputs, output, is_root);
   std::vector<at::Tensor> touched = list;
   touched.push_back(output);
   return run(output.device(), c10d::OpType::SCATTER, "scatter", touched, {output},

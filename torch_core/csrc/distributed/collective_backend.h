@@ -142,6 +142,10 @@ class CollectiveBackend final : public c10d::Backend {
   c10::intrusive_ptr<c10d::Work> run(c10::Device device, c10d::OpType op_type, const char* name,
                                      const std::vector<at::Tensor>& tensors, std::vector<at::Tensor> outputs,
                                      const Enqueue& enqueue, bool host_waits = false);
+  // gather's outputs or scatter's inputs: the root's list of one tensor per rank, each like
+  // `like` (checked); empty on the other ranks, which must pass none.
+  std::vector<at::Tensor> root_list(const char* call, const std::vector<std::vector<at::Tensor>>& lists,
+                                    const at::Tensor& like, bool is_root) const;
   // The work of the calls just queued on `ch`, followed by the watchdog.
   c10::intrusive_ptr<c10d::Work> make_work(const Channel& ch, c10d::OpType op_type, const char* name,
                                            std::vector<at::Tensor> outputs, bool host_waits);
