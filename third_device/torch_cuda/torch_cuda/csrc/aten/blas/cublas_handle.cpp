@@ -144,9 +144,8 @@ namespace {
 
 struct Bound {
   cublasHandle_t handle;
-  void* workspace;
-  std::size_t workspace_bytes;
-  int major;  // the device's compute capability
+  void* workspace;  // cuBLAS's, for the stream
+  int major;        // the device's compute capability
 };
 
 Bound bind(cudaStream_t stream) {
@@ -158,7 +157,7 @@ Bound bind(cudaStream_t stream) {
   const std::size_t bytes = workspace_bytes(major);
   void* memory = workspace({handle, stream, WorkspaceUse::kCublas}, bytes);
   TORCH_CUDABLAS_CHECK(cublasSetWorkspace(handle, memory, bytes));
-  return {handle, memory, bytes, major};
+  return {handle, memory, major};
 }
 
 }  // namespace
