@@ -183,6 +183,7 @@ torch_core_distributed_communicator_sources = [
 # reduce_scatter of a host-only c10d backend (gloo) through pinned host memory, its work,
 # and DDP's timer for the device.
 torch_core_distributed_headers = [
+    "torch_core/csrc/distributed/collective_arguments.h",
     "torch_core/csrc/distributed/collective_backend.h",
     "torch_core/csrc/distributed/collective_work.h",
     "torch_core/csrc/distributed/device_timer.h",
@@ -191,7 +192,9 @@ torch_core_distributed_headers = [
 ]
 
 torch_core_distributed_sources = [
+    "torch_core/csrc/distributed/collective_arguments.cpp",
     "torch_core/csrc/distributed/collective_backend.cpp",
+    "torch_core/csrc/distributed/collective_calls.cpp",
     "torch_core/csrc/distributed/collective_work.cpp",
     "torch_core/csrc/distributed/device_timer.cpp",
     "torch_core/csrc/distributed/host_staged_work.cpp",
