@@ -357,6 +357,7 @@ torch_core_engine_sources = [
     "torch_core/csrc/aten/engine/scatter_gather_stub_kernels.cpp",
     "torch_core/csrc/aten/engine/sort_stub_kernels.cpp",
     "torch_core/csrc/aten/engine/stub_kernels.cpp",
+    "torch_core/csrc/aten/engine/unfold_backward_stub_kernel.cpp",
 ]
 
 # Stock's CUDA kernels of operators that are not device-generic in ATen (softmax, gelu,

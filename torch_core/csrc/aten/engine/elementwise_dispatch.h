@@ -55,7 +55,8 @@ void run_typed(const ElementwiseCall& call, const OperandLoop& loop, Executor& e
 }
 
 // Calls visit(T{}) with the C++ type of `dtype`, for the dtypes an engine computes in;
-// false (nothing called) for any other. The one dtype switch of the engines.
+// false (nothing called) for any other. The one dtype switch of the engines (complex32's
+// few operations aside, below).
 template <typename Visit>
 bool visit_dtype(c10::ScalarType dtype, Visit&& visit) {
   switch (dtype) {
@@ -75,8 +76,28 @@ bool visit_dtype(c10::ScalarType dtype, Visit&& visit) {
   }
 }
 
+// ComplexHalf (complex32): stock CUDA computes only a few elementwise operations in it
+// (copies and flips, fill, conj, add, mul: what torch.fft's half transforms need). They run
+// the complex<float> functor (opmath), each operand cast from complex32 on load and to it on
+// store, so no engine compiles a kernel for it.
+template <template <typename> class F>
+inline constexpr bool kComplexHalfOp = false;
+template <>
+inline constexpr bool kComplexHalfOp<Identity> = true;
+template <>
+inline constexpr bool kComplexHalfOp<Fill> = true;
+template <>
+inline constexpr bool kComplexHalfOp<Conj> = true;
+template <>
+inline constexpr bool kComplexHalfOp<Add> = true;
+template <>
+inline constexpr bool kComplexHalfOp<Mul> = true;
+
 template <template <typename> class F, typename Executor>
 void run_dtype(const ElementwiseCall& call, const OperandLoop& loop, Executor& executor) {
+  if constexpr (kComplexHalfOp<F>) {
+    if (call.compute == c10::kComplexHalf) return executor.run(F<c10::complex<float>>::make(call), loop);
+  }
   const bool known = visit_dtype(call.compute, [&](auto value) {
     run_typed<F, decltype(value)>(call, loop, executor);
   });

@@ -43,6 +43,8 @@ void fill_activation_stubs(c10::DeviceType device_type);
 // Fills take_stub, put_stub, index_fill_stub and index_copy_stub
 // (index_copy_stub_kernels.cpp).
 void fill_index_copy_stubs(c10::DeviceType device_type);
+// Fills unfold_backward_stub (unfold_backward_stub_kernel.cpp).
+void fill_unfold_backward_stub(c10::DeviceType device_type);
 
 // Device memory of `bytes` on `device` for an engine call's scratch (sort, scan): held by
 // the returned byte tensor (undefined for 0 bytes), which the caller drops after queueing
