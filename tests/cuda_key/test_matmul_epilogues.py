@@ -14,8 +14,8 @@ import unittest
 import torch
 import torch.nn.functional as F
 from child_python import run_python
+from library_calls import RECORDED, LibraryCalls
 
-import _CUDAC
 import torch_cuda
 
 LT = "cublasLtMatmul"
@@ -29,24 +29,8 @@ def tolerance(dtype: torch.dtype) -> dict[str, float]:
     return {}
 
 
-class LibraryCalls:
-    """The library calls made inside a `with` block, by name."""
-
-    def __enter__(self) -> LibraryCalls:
-        torch.cuda.synchronize()
-        self._before = _CUDAC._simulated_library_calls()
-        self.made: dict[str, int] = {}
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        torch.cuda.synchronize()
-        after = _CUDAC._simulated_library_calls()
-        before = self._before
-        self.made = {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
-
-
 @unittest.skipUnless(
-    hasattr(_CUDAC, "_simulated_library_calls"),
+    RECORDED,
     "the real variant records no library calls; tests/gpu:cublas_test tests its cuBLASLt executor",
 )
 class MatmulEpilogues(unittest.TestCase):
