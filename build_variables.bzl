@@ -561,6 +561,30 @@ torch_cuda_blas_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas_ops.cpp",
 ]
 
+# The plans of the FFTs and their per-device cache (no CUDA header): what both variants'
+# executors run.
+torch_cuda_fft_plan_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/fft/fft_plan.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/fft/fft_plan_cache.cpp",
+]
+
+torch_cuda_fft_plan_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/fft/fft_plan.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/fft/fft_plan_cache.h",
+]
+
+# The cuFFT executor of the plans.
+torch_cuda_cufft_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/fft/cufft_executor.cpp",
+]
+
+# torch.fft on the CUDA key (_fft_r2c, _fft_c2r, _fft_c2c): plans handed to the variant's
+# executor, and the conjugate-symmetry stub a two-sided R2C fills its other half with.
+torch_cuda_fft_ops_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/fft/conjugate_symmetry.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/fft_ops.cpp",
+]
+
 # NCCL's communicator (torch-free, GPU-only) and the rendezvous that makes one per rank
 # through the process group's store.
 torch_cuda_nccl_communicator_sources = [
@@ -655,10 +679,11 @@ torch_cuda_activation_sources = [
     "third_device/torch_cuda/_torch_cuda_activate.py",
 ]
 
-# The simulated variant: variant.h over torch_core's simulated device, the host BLAS
-# executor, and its _CUDAC functions.
+# The simulated variant: variant.h over torch_core's simulated device, the host BLAS and
+# FFT executors, and its _CUDAC functions.
 torch_cuda_simulated_variant_sources = [
     "third_device/torch_cuda/simulated/csrc/host_blas.cpp",
+    "third_device/torch_cuda/simulated/csrc/host_fft.cpp",
     "third_device/torch_cuda/simulated/csrc/library_calls.cpp",
     "third_device/torch_cuda/simulated/csrc/simulated_variant.cpp",
 ]

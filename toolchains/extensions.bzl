@@ -5,6 +5,7 @@
 - @cuda_cublas: cuBLAS/cuBLASLt, separate so its 444 MB are fetched only when linked.
 - @cuda_nvtx: NVTX3 (header-only), what torch.cuda.nvtx calls.
 - @cuda_nccl: NCCL, the real variant's collectives (torch.distributed's "nccl").
+- @cuda_cufft: cuFFT, the real variant's torch.fft.
 - @torch_testing: what torch.testing._internal (OpInfo) needs beyond @torch, for tests.
 - @codegen_python: what the torch wheel's torchgen needs beyond @torch (PyYAML), for codegen.
 - @local_python: the host interpreter's headers, for extension modules.
@@ -54,6 +55,11 @@ def _hermetic_deps_impl(module_ctx):
         name = "cuda_nccl",
         build_file = "//toolchains/cuda:BUILD.nccl.bazel",
         packages = ["nvidia-nccl-cu13"],
+    )
+    pinned_wheels(
+        name = "cuda_cufft",
+        build_file = "//toolchains/cuda:BUILD.cufft.bazel",
+        packages = ["nvidia-cufft"],
     )
     pinned_wheels(
         name = "cuda_nvtx",

@@ -12,13 +12,13 @@ transports that limit a file's size), holding:
   site/     the pinned torch with its Python dependencies (the @torch repository, without
             headers, C++ tests and stubs), @torch_testing (expecttest), torch_core's and
             torch_cuda's wheels unpacked;
-  bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cublas_test,
+  bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cublas_test, //tests/gpu:cufft_test,
             //tests/gpu:cuda_ipc_test, //tests/gpu:cuda_vm_test, //tests/gpu:nccl_test and
             //tests/pipeline:cuda_runtime_test, with libc10.so beside them.
 
-cuBLAS and NCCL are not packed (libcublasLt alone is 550 MB, libnccl 344 MB):
-tools/gpu_kit_run.sh takes the GPU machine's libcublas.so.13 and libnccl.so.2 and runs the
-checks from a checkout of this repository.
+cuBLAS, cuFFT and NCCL are not packed (libcublasLt alone is 550 MB, libcufft 235 MB,
+libnccl 344 MB): tools/gpu_kit_run.sh takes the GPU machine's libcublas.so.13,
+libcufft.so.12 and libnccl.so.2 and runs the checks from a checkout of this repository.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ BAZEL = REPO / "tools" / "bazel"
 TEST_BINARIES = [
     "//tests/gpu:cuda_engine_test",
     "//tests/gpu:cublas_test",
+    "//tests/gpu:cufft_test",
     "//tests/gpu:cuda_ipc_test",
     "//tests/gpu:cuda_vm_test",
     "//tests/gpu:nccl_test",

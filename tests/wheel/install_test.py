@@ -2,14 +2,15 @@
 
 The wheel as pip sees it: its Requires-Dist pin the torch it was built against (the one
 in wheels.lock, whose torch/version.py @torch unpacks) and torch_core's wheel, plus
-nvidia-cublas and nvidia-nccl-cu13 for the real variant; every file is in RECORD with its
-hash; every entry carries the fixed date; its manylinux tag covers the glibc _CUDAC.so
-needs.
+nvidia-cublas, nvidia-cufft and nvidia-nccl-cu13 for the real variant; every file is in
+RECORD with its hash; every entry carries the fixed date; its manylinux tag covers the
+glibc _CUDAC.so needs.
 
 Then installed, with `pip install --no-index --no-deps`, into a venv whose site-packages
 holds the pinned torch as its wheel would lay it out (symlinks to @torch's unpacked
-wheel; for the real variant nvidia/cu13/lib from @cuda_cublas and nvidia/nccl/lib from
-@cuda_nccl): _CUDAC.so's RUNPATH finds torch's libraries (and cuBLAS and NCCL) there;
+wheel; for the real variant nvidia/cu13/lib from @cuda_cublas and @cuda_cufft and
+nvidia/nccl/lib from @cuda_nccl): _CUDAC.so's RUNPATH finds torch's libraries (and cuBLAS,
+cuFFT and NCCL) there;
 `python -c pass` runs the .pth but imports no torch; `import torch` in plain user code gets
 CUDA from the wheel's files, with no sitecustomize and no PYTHONPATH; the simulated variant
 runs tests/cuda_key's test_user_code.py there unchanged.
@@ -52,9 +53,11 @@ for _name in ("wheel", "torch_core_wheel", "lock", "user_code"):
 # torch's libraries _CUDAC.so links, shipped in torch/lib of the torch wheel.
 TORCH_LIB_RPATH = "$ORIGIN/torch/lib"
 # The real variant's NVIDIA wheels: where each installs its libraries, the pattern of
-# their names, and the one _CUDAC.so links (as @cuda//:cublas and @cuda//:nccl lay them out).
+# their names, and the one _CUDAC.so links (as @cuda//:cublas, :cufft and :nccl lay them
+# out).
 NVIDIA_LIBRARIES = {
     "nvidia-cublas": ("nvidia/cu13/lib", "libcublas*.so.*", "libcublas.so.13"),
+    "nvidia-cufft": ("nvidia/cu13/lib", "libcufft.so.*", "libcufft.so.12"),
     "nvidia-nccl-cu13": ("nvidia/nccl/lib", "libnccl*.so.*", "libnccl.so.2"),
 }
 
@@ -108,7 +111,7 @@ class WheelInstallTest(unittest.TestCase):
         if ARGS.real:
             for directory, pattern, linked in NVIDIA_LIBRARIES.values():
                 lib = cls.venv.site / directory
-                lib.mkdir(parents=True)
+                lib.mkdir(parents=True, exist_ok=True)
                 for library in runfiles_libraries(directory, pattern, linked):
                     (lib / library.name).symlink_to(library)
         cls.venv.pip_install([ARGS.torch_core_wheel, ARGS.wheel])

@@ -18,14 +18,15 @@ load("//toolchains/wheels:requirements.bzl", "pinned_requirement")
 
 # _CUDAC.so sits at the top of site-packages; these RUNPATH entries find the libraries it
 # links from there: torch's (libc10, libtorch_cpu, libtorch_python, libgomp from the
-# pinned torch wheel) and, for the real variant, cuBLAS (the nvidia-cublas wheel installs
-# nvidia/cu13/lib/libcublas.so.13) and NCCL (nvidia-nccl-cu13: nvidia/nccl/lib/libnccl.so.2).
+# pinned torch wheel) and, for the real variant, cuBLAS and cuFFT (the nvidia-cublas and
+# nvidia-cufft wheels install nvidia/cu13/lib/libcublas.so.13 and libcufft.so.12) and NCCL
+# (nvidia-nccl-cu13: nvidia/nccl/lib/libnccl.so.2).
 # Bazel's own runfiles entries stay first; in
 # site-packages they name nothing and the loader moves on. (torch_cuda._loader also
 # preloads torch's libraries from the imported torch, so the torch found is the one
 # `import torch` chose even if another sits elsewhere.)
 TORCH_LIB_RPATH = ["-Wl,-rpath,$$ORIGIN/torch/lib"]
-CUBLAS_RPATH = ["-Wl,-rpath,$$ORIGIN/nvidia/cu13/lib"]
+CU13_LIB_RPATH = ["-Wl,-rpath,$$ORIGIN/nvidia/cu13/lib"]
 NCCL_RPATH = ["-Wl,-rpath,$$ORIGIN/nvidia/nccl/lib"]
 
 # cp311: the pinned torch wheel's (and the interpreter @local_python checks for). The

@@ -1,7 +1,10 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_hooks.h"
 
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/fft/fft_plan_cache.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
 
@@ -31,6 +34,39 @@ void CUDAHooks::deviceSynchronize(c10::DeviceIndex device_index) const {
 }
 
 at::Allocator* CUDAHooks::getCUDADeviceAllocator() const { return &backend().allocator(); }
+
+namespace {
+
+// The plan cache of `device_index`, checked as stock checks it (`what` names the call).
+fft::PlanCache& plan_cache(const char* what, c10::DeviceIndex device_index) {
+  const int count = backend().device_count();
+  TORCH_CHECK(0 <= device_index && device_index < count, what, ": expected 0 <= device_index < ", count,
+              "], but got device_index=", static_cast<int>(device_index));
+  return fft::plan_cache(device_index);
+}
+
+}  // namespace
+
+int64_t CUDAHooks::cuFFTGetPlanCacheMaxSize(c10::DeviceIndex device_index) const {
+  return plan_cache("cufft_get_plan_cache_max_size", device_index).max_size();
+}
+
+void CUDAHooks::cuFFTSetPlanCacheMaxSize(c10::DeviceIndex device_index, int64_t max_size) const {
+  fft::PlanCache& cache = plan_cache("cufft_set_plan_cache_max_size", device_index);
+  try {
+    cache.set_max_size(max_size);
+  } catch (const std::invalid_argument& error) {
+    TORCH_CHECK(false, error.what());
+  }
+}
+
+int64_t CUDAHooks::cuFFTGetPlanCacheSize(c10::DeviceIndex device_index) const {
+  return plan_cache("cufft_get_plan_cache_size", device_index).size();
+}
+
+void CUDAHooks::cuFFTClearPlanCache(c10::DeviceIndex device_index) const {
+  plan_cache("cufft_clear_plan_cache", device_index).clear();
+}
 
 }  // namespace torch_cuda
 

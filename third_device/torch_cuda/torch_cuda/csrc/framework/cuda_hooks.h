@@ -8,6 +8,7 @@
 // computed lazily, so loading it creates no runtime and touches no device.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <ATen/detail/CUDAHooksInterface.h>
@@ -37,6 +38,12 @@ class CUDAHooks final : public torch_core::BackendHooks<at::CUDAHooksInterface> 
   c10::DeviceIndex current_device() const override;
   void deviceSynchronize(c10::DeviceIndex device_index) const override;
   at::Allocator* getCUDADeviceAllocator() const override;
+
+  // torch.backends.cuda.cufft_plan_cache[device] (fft/fft_plan_cache.h).
+  int64_t cuFFTGetPlanCacheMaxSize(c10::DeviceIndex device_index) const override;
+  void cuFFTSetPlanCacheMaxSize(c10::DeviceIndex device_index, int64_t max_size) const override;
+  int64_t cuFFTGetPlanCacheSize(c10::DeviceIndex device_index) const override;
+  void cuFFTClearPlanCache(c10::DeviceIndex device_index) const override;
 };
 
 }  // namespace torch_cuda
