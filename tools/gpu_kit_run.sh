@@ -93,7 +93,7 @@ declare -A checks=(
   [cufft_test]="60|LD_LIBRARY_PATH=$cufft_dir $bin/cufft_test"
   [cuda_ipc_test]="30|$bin/cuda_ipc_test"
   [cuda_vm_test]="30|$bin/cuda_vm_test"
-  [nccl_test]="60|LD_LIBRARY_PATH=$nccl_dir $bin/nccl_test"
+  [nccl_test]="60|GPU_KIT_MACHINE_NCCL=1 LD_LIBRARY_PATH=$nccl_dir $bin/nccl_test"
   # From a copy: beside the script, the checkout's torch_cuda/ would shadow the wheel's.
   [demo]="90|mkdir -p $work/demo && cp third_device/torch_cuda/demo*.py $work/demo && PYTHONPATH=examples/training $python $work/demo/demo.py"
   [sanitize_engine]="90|LD_LIBRARY_PATH=$bin $sanitize $bin/cuda_engine_test"
@@ -101,10 +101,12 @@ declare -A checks=(
   [bench_training]="90|PYTHONPATH=examples/training $python benchmarks/runtime/training_step.py"
   [bench_op_overhead]="90|$python benchmarks/runtime/op_overhead.py --device cuda"
   [bench_convolution]="90|$python benchmarks/runtime/convolution.py"
+  [bench_fft]="90|$python benchmarks/runtime/fft.py"
   # The machine's own python3 and torch, where that is a stock CUDA build: the baseline.
   [bench_training_stock]="90|env -u PYTHONHOME PYTHONPATH=examples/training python3 benchmarks/runtime/training_step.py"
   [bench_op_overhead_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/op_overhead.py --device cuda"
   [bench_convolution_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/convolution.py"
+  [bench_fft_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/fft.py"
 )
 for test in tests/contract/test_*.py; do
   name=$(basename "$test" .py)
@@ -135,7 +137,7 @@ run_check() {
 # One after another: what everything else stands on. Alone: the benchmarks, then what
 # fills the device's memory or slows every kernel down.
 first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test nccl_test demo)
-alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_op_overhead
+alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_fft bench_fft_stock bench_op_overhead
   bench_op_overhead_stock contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine
   sanitize_cublas)
 side_by_side=()

@@ -10,6 +10,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -312,8 +313,11 @@ void check_lt_matmul(blas::DType dtype, ToT to_t, FromT from_t, double tol, cuda
         gpu_test::cuda_ok(cudaStreamSynchronize(stream), "sync");
         std::vector<double> got;
         for (const T& x : dc.to_host()) got.push_back(from_t(x));
-        check(close(got, want, tol), label + " cublasLtMatmul " + name + " trans_a=" + std::to_string(ta) +
-                                         " trans_b=" + std::to_string(tb) + " (A misaligned)");
+        // cuBLASLt's GELU epilogue evaluates its tanh to about 1e-9 even in fp64 (an H200
+        // was 2e-10 off): the reference's tolerance for it is no finer than that.
+        const double epilogue_tol = epilogue == blas::Epilogue::kGeluBias ? std::max(tol, 1e-8) : tol;
+        check(close(got, want, epilogue_tol), label + " cublasLtMatmul " + name + " trans_a=" + std::to_string(ta) +
+                                                  " trans_b=" + std::to_string(tb) + " (A misaligned)");
       }
     }
   }
