@@ -22,7 +22,7 @@ except ImportError:  # stock CUDA torch
     torch_cuda = None
 import torch
 import torch.nn.functional as F
-from timing import median_ms, parser_with_runs
+from timing import device_ms, fallbacks_per_call, parser_with_runs
 
 # name -> (input shape, weight shape, keyword arguments, transposed)
 SHAPES: dict[str, tuple[tuple[int, ...], tuple[int, ...], dict, bool]] = {
@@ -47,10 +47,8 @@ def call_ms(device: str, shape: str, runs: int) -> float:
     def once() -> None:
         out = conv(x, w, **kwargs)
         out.backward(torch.ones_like(out))
-        if device == "cuda":
-            torch.cuda.synchronize()
 
-    return median_ms(once, runs)
+    return device_ms(once, device, runs)
 
 
 def main() -> None:
@@ -76,7 +74,7 @@ def main() -> None:
             torch_cuda.reset_fallback_counts()
         cuda = call_ms("cuda", shape, args.runs)
         if torch_cuda is not None:
-            fallbacks = f"{sum(torch_cuda.fallback_counts().values()) / (args.runs + 1):.0f}"
+            fallbacks = fallbacks_per_call(torch_cuda, args.runs)
         ratio = cuda / baseline
         print(f"| {shape} | {baseline:.2f} | {cuda:.2f} | {ratio:.2f}x | {fallbacks} |")
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU"

@@ -20,7 +20,7 @@ try:
 except ImportError:  # stock CUDA torch
     torch_cuda = None
 import torch
-from timing import median_ms, parser_with_runs
+from timing import device_ms, fallbacks_per_call, parser_with_runs
 
 Transform = Callable[[torch.Tensor], torch.Tensor]
 
@@ -48,13 +48,7 @@ def call_ms(device: str, name: str, runs: int) -> float:
     transform, shape, dtype = TRANSFORMS[name]
     torch.manual_seed(0)
     x = torch.randn(shape, dtype=dtype, device=device)
-
-    def once() -> None:
-        transform(x)
-        if device == "cuda":
-            torch.cuda.synchronize()
-
-    return median_ms(once, runs)
+    return device_ms(lambda: transform(x), device, runs)
 
 
 def main() -> None:
@@ -74,7 +68,7 @@ def main() -> None:
             torch_cuda.reset_fallback_counts()
         cuda = call_ms("cuda", name, args.runs)
         if torch_cuda is not None:
-            fallbacks = f"{sum(torch_cuda.fallback_counts().values()) / (args.runs + 1):.0f}"
+            fallbacks = fallbacks_per_call(torch_cuda, args.runs)
         print(f"| {name} | {baseline:.2f} | {cuda:.3f} | {cuda / baseline:.2f}x | {fallbacks} |")
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU"
     print(f"\nmedian of {args.runs} calls after a warm-up call; torch {torch.__version__}, "

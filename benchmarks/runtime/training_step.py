@@ -23,16 +23,11 @@ except ImportError:  # stock CUDA torch
     torch_cuda = None
 import torch
 import training_models
-from timing import median_ms, parser_with_runs
+from timing import device_ms, fallbacks_per_call, parser_with_runs
 
 
 def step_ms(device: str, runs: int) -> float:
-    def step() -> None:
-        training_models.gpt_step(device, steps=1)
-        if device == "cuda":
-            torch.cuda.synchronize()
-
-    return median_ms(step, runs)
+    return device_ms(lambda: training_models.gpt_step(device, steps=1), device, runs)
 
 
 def main() -> None:
@@ -48,7 +43,7 @@ def main() -> None:
         key, fallbacks = "stock CUDA torch", "n/a"
     else:
         key = f"CUDA key ({torch_cuda.build_info().variant})"
-        fallbacks = f"{sum(torch_cuda.fallback_counts().values()) / (args.runs + 1):.0f}"
+        fallbacks = fallbacks_per_call(torch_cuda, args.runs)
     print(f"| model (build + one step) | CPU ms | {key} ms | ratio | fallback calls |")
     print("| --- | ---: | ---: | ---: | ---: |")
     print(f"| GPT-2-shaped decoder, bf16 autocast, AdamW | {cpu:.1f} | {cuda:.1f} "

@@ -8,8 +8,8 @@
 // the host in the simulated one. More than three dimensions are done three at a time;
 // normalisation is a multiplication after the transform; a two-sided R2C fills its other
 // half by conjugate symmetry (fft/conjugate_symmetry.cpp); C2R always transforms a copy,
-// as cuFFT overwrites a C2R input. bfloat16 is transformed in float (stock's path below
-// sm_80, and where a size is not a power of two); half needs power-of-two sizes, as cuFFT.
+// as cuFFT overwrites a C2R input. Half needs power-of-two sizes, as cuFFT; bfloat16, which
+// torch.fft's frontend refuses but _fft_r2c itself takes, is transformed in float.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
