@@ -362,7 +362,8 @@ torch_core_engine_sources = [
 
 # Stock's CUDA kernels of operators that are not device-generic in ATen (softmax, gelu,
 # dropout, nll_loss, layer_norm, batch_norm, max_pool2d, convolution without cuDNN,
-# index_select, embedding backward, masked_fill_, cat, tril/triu, arange, the AMP scaler), defined device-generically over
+# index_select, embedding backward, masked_fill_, cat, tril/triu, arange, the AMP scaler,
+# bincount, histc), defined device-generically over
 # operators the kernel engine runs; registered with their CUDA metadata by the generated
 # registrations.
 torch_core_composite_headers = [
@@ -387,6 +388,7 @@ torch_core_composite_sources = [
     "torch_core/csrc/aten/composite/factories.cpp",
     "torch_core/csrc/aten/composite/fold_unfold.cpp",
     "torch_core/csrc/aten/composite/fused_optimizers.cpp",
+    "torch_core/csrc/aten/composite/histogram.cpp",
     "torch_core/csrc/aten/composite/indexing.cpp",
     "torch_core/csrc/aten/composite/loss.cpp",
     "torch_core/csrc/aten/composite/max_unpool.cpp",

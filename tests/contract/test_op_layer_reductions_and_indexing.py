@@ -151,6 +151,41 @@ class ReductionsAndIndexing(OpLayerCase):
             with self.assertRaisesRegex(RuntimeError, f"index {bad} is out of bounds"):
                 torch.gather(x.to(DEVICE), 0, torch.tensor([[bad]], device=DEVICE)).cpu()
 
+    def test_bincount_and_histc(self) -> None:
+        x = torch.tensor([0, 3, 3, 7, 1, 0, 3])
+        for dtype in (torch.uint8, torch.int8, torch.int32, torch.int64):
+            self.check(torch.bincount, x.to(dtype))
+        # Float weights count in float, other weights in double, none in int64.
+        for weights in (torch.randn(7), torch.randn(7, dtype=torch.float64), torch.arange(7)):
+            self.check(lambda t, w: torch.bincount(t, w, minlength=10), x, weights)
+        self.check(lambda t: torch.bincount(t, minlength=4), torch.tensor([], dtype=torch.int64))
+        self.check(torch.bincount, torch.tensor([1, -1]))
+        self.check(torch.bincount, torch.tensor([[1, 2]]))
+        self.check(lambda t, w: torch.bincount(t, w), x, torch.randn(3))
+        values = torch.randn(1000)
+        values[::97] = float("nan")
+        self.check(lambda t: torch.histc(t, bins=13, min=-1.5, max=2), values)
+        self.check(lambda t: torch.histc(t, bins=7), values.nan_to_num().double())
+        self.check(lambda t: torch.histc(t, bins=4), torch.full((5,), 2.0))
+        self.check(lambda t: torch.histc(t, bins=3), torch.tensor([]))
+        # Stock CUDA's messages (the CPU's start with "torch.histc: ").
+        for kwargs, message in (
+            ({"min": 2, "max": 1}, "max must be larger than min"),
+            ({"bins": 0}, "bins must be > 0"),
+            ({"min": 0, "max": float("inf")}, r"range of \[0, inf\] is not finite"),
+        ):
+            with self.assertRaisesRegex(RuntimeError, f"^{message}"):
+                torch.histc(values.to(DEVICE), **kwargs)
+        out = torch.empty(0, device=DEVICE)
+        torch.histc(values.to(DEVICE), bins=6, min=-1, max=1, out=out)
+        torch.testing.assert_close(out.cpu(), torch.histc(values, bins=6, min=-1, max=1))
+        # Integers, which the CPU's histc refuses: the bins of the same values in double.
+        ints = torch.randint(-3, 14, (200,))
+        counts = torch.histc(ints.to(DEVICE), bins=5, min=0, max=10).cpu().double()
+        torch.testing.assert_close(counts, torch.histc(ints.double(), bins=5, min=0, max=10))
+        with self.assertRaisesRegex(RuntimeError, "HalfTensor is not supported"):
+            torch.histc(torch.randn(4, dtype=torch.half, device=DEVICE))
+
     def test_nonzero_masked_select_and_boolean_indexing(self) -> None:
         x = torch.randn(4, 5, 3)
         x[x < 0.3] = 0
