@@ -93,9 +93,10 @@ void dft_along(std::vector<Complex>& data, const std::vector<std::int64_t>& exte
   }
 }
 
-// The element offsets of one side's signal of batch `b`, in row-major order of `extents`
-// (cuFFT's advanced layout: b * dist + ((i1 * embed[1] + i2) * embed[2] + i3) * stride).
-std::vector<std::int64_t> offsets(const DataLayout& layout, const std::vector<std::int64_t>& extents, std::int64_t b) {
+// The element offsets of one side's signal within its batch, in row-major order of
+// `extents` (cuFFT's advanced layout: ((i1 * embed[1] + i2) * embed[2] + i3) * stride;
+// batch b starts b * dist further).
+std::vector<std::int64_t> offsets(const DataLayout& layout, const std::vector<std::int64_t>& extents) {
   std::int64_t count = 1;
   for (const std::int64_t e : extents) count *= e;
   std::vector<std::int64_t> result(static_cast<std::size_t>(count));
@@ -103,7 +104,7 @@ std::vector<std::int64_t> offsets(const DataLayout& layout, const std::vector<st
   for (std::int64_t flat = 0; flat < count; ++flat) {
     std::int64_t linear = index[0];
     for (std::size_t d = 1; d < extents.size(); ++d) linear = linear * layout.embed[d] + index[d];
-    result[flat] = b * layout.dist + linear * layout.stride;
+    result[flat] = linear * layout.stride;
     for (std::size_t d = extents.size(); d-- > 0;) {
       if (++index[d] < extents[d]) break;
       index[d] = 0;
@@ -139,21 +140,23 @@ class HostPlan final : public Executable {
     const std::vector<std::int64_t>& in_extents = plan.transform == Transform::kC2R ? half : full;
     const std::vector<std::int64_t>& out_extents = plan.transform == Transform::kR2C ? half : full;
     const bool in_complex = complex_input(plan.transform), out_complex = complex_output(plan.transform);
+    const std::vector<std::int64_t> in_at = offsets(plan.in, in_extents);
+    const std::vector<std::int64_t> out_at = offsets(plan.out, out_extents);
+    // Row-major over the full signal; R2C keeps the onesided part of each last line.
+    const std::int64_t last = full.back(), kept = out_extents.back();
     for (std::int64_t b = 0; b < plan.batch; ++b) {
-      const std::vector<std::int64_t> in_at = offsets(plan.in, in_extents, b);
+      T* const in_batch = in + b * plan.in.dist * (in_complex ? 2 : 1);
+      T* const out_batch = out + b * plan.out.dist * (out_complex ? 2 : 1);
       std::vector<Complex> data(in_at.size());
-      for (std::size_t i = 0; i < in_at.size(); ++i) data[i] = load(in, in_at[i], in_complex);
-      std::vector<Complex> result = plan.transform == Transform::kC2R ? complex_to_real(data, full, sign)
+      for (std::size_t i = 0; i < in_at.size(); ++i) data[i] = load(in_batch, in_at[i], in_complex);
+      std::vector<Complex> result = plan.transform == Transform::kC2R ? complex_to_real(data, full, half, sign)
                                                                        : complex_transform(data, full, sign);
-      const std::vector<std::int64_t> out_at = offsets(plan.out, out_extents, b);
-      // Row-major over the full signal; R2C keeps the onesided part of each last line.
-      const std::int64_t last = full.back(), kept = out_extents.back();
       for (std::size_t i = 0; i < out_at.size(); ++i) {
         const std::int64_t source = (static_cast<std::int64_t>(i) / kept) * last + static_cast<std::int64_t>(i) % kept;
-        store(out, out_at[i], result[source], out_complex);
+        store(out_batch, out_at[i], result[source], out_complex);
       }
       if (plan.transform == Transform::kC2R) {
-        for (const std::int64_t at : in_at) store(in, at, Complex(kNaN, kNaN), true);
+        for (const std::int64_t at : in_at) store(in_batch, at, Complex(kNaN, kNaN), true);
       }
     }
   }
@@ -165,13 +168,12 @@ class HostPlan final : public Executable {
     return data;
   }
 
-  // C2R: the other dimensions first on the onesided data, then each last line completed
-  // by Hermitian symmetry (X[n - k] = conj(X[k])) and transformed to its real part.
+  // C2R: the other dimensions first on the onesided data (`half`: full's last dimension
+  // n / 2 + 1), then each last line completed by Hermitian symmetry (X[n - k] = conj(X[k]))
+  // and transformed to its real part.
   static std::vector<Complex> complex_to_real(std::vector<Complex> data, const std::vector<std::int64_t>& full,
-                                              int sign) {
-    std::vector<std::int64_t> half = full;
-    const std::int64_t n = full.back(), h = n / 2 + 1;
-    half.back() = h;
+                                              const std::vector<std::int64_t>& half, int sign) {
+    const std::int64_t n = full.back(), h = half.back();
     for (std::size_t d = 0; d + 1 < full.size(); ++d) dft_along(data, half, d, sign);
     const std::int64_t lines = static_cast<std::int64_t>(data.size()) / h;
     std::vector<Complex> result(static_cast<std::size_t>(lines * n));
