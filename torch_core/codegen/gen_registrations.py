@@ -191,7 +191,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--native-functions", type=Path, required=True)
     parser.add_argument("--tags", type=Path, required=True)
     parser.add_argument("--dispatch-key", choices=["CUDA", "PrivateUse1"], required=True)
-    parser.add_argument("--operators", type=Path, required=True, help="operator list, one a line")
+    parser.add_argument(
+        "--operators",
+        type=Path,
+        action="append",
+        required=True,
+        help="operator list, one a line (repeatable: the engine's, then the backend's own)",
+    )
     parser.add_argument(
         "--cuda-kernel-operators",
         type=Path,
@@ -208,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parsed = parse_native_yaml(str(args.native_functions), str(args.tags))
     grouped = get_grouped_native_functions(parsed.native_functions)
-    wanted = read_operator_list(args.operators)
+    wanted = set().union(*(read_operator_list(path) for path in args.operators))
     cuda_kernels = set()
     if args.cuda_kernel_operators:
         cuda_kernels = read_operator_list(args.cuda_kernel_operators)

@@ -11,12 +11,15 @@ type (torch_core::engine).
 
 load("@rules_cc//cc:defs.bzl", "cc_library")
 
-def generated_registrations(name, dispatch_key, deps = [], visibility = None):
+def generated_registrations(name, dispatch_key, backend_operators = [], deps = [], visibility = None):
     """A cc_library (alwayslink) registering the stub operators on `dispatch_key`.
 
     Args:
       name: the library; its generated source is `name`.cpp.
       dispatch_key: "CUDA" or "PrivateUse1".
+      backend_operators: further operator lists (files in stub_operators.txt's format) of
+        device-generic operators whose stubs the backend fills itself, beyond the engine's
+        (torch_cuda's cuSOLVER stubs, say).
       deps: what the registering library links beside @torch (its engine's library).
       visibility: of the library.
     """
@@ -27,7 +30,7 @@ def generated_registrations(name, dispatch_key, deps = [], visibility = None):
     cuda_key_only_operators = "//torch_core:csrc/aten/composite/cuda_key_only_operators.txt"
     native.genrule(
         name = name + "_cpp",
-        srcs = [native_functions, tags, operators, cuda_kernel_operators, cuda_key_only_operators],
+        srcs = [native_functions, tags, operators, cuda_kernel_operators, cuda_key_only_operators] + backend_operators,
         outs = [name + ".cpp"],
         cmd = ("$(execpath //torch_core/codegen:gen_registrations) " +
                "--native-functions $(execpath %s) --tags $(execpath %s) " +
@@ -40,7 +43,7 @@ def generated_registrations(name, dispatch_key, deps = [], visibility = None):
             operators,
             cuda_kernel_operators,
             cuda_key_only_operators,
-        ),
+        ) + "".join([" --operators $(execpath %s)" % o for o in backend_operators]),
         tools = ["//torch_core/codegen:gen_registrations"],
     )
 
