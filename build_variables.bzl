@@ -587,6 +587,28 @@ torch_cuda_fft_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/fft_ops.cpp",
 ]
 
+# The plans of the dense solvers (no CUDA header): what both variants' executors run.
+torch_cuda_solver_plan_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/solver_plan.cpp",
+]
+
+torch_cuda_solver_plan_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/solver_plan.h",
+]
+
+# The cuSOLVER executor of the plans and its per-thread handles.
+torch_cuda_cusolver_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/cusolver_executor.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/cusolver_handle.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/cusolver_handle.h",
+]
+
+# torch.linalg on the CUDA key: the CUDA slots of stock's solver DispatchStubs, as plans
+# handed to the variant's executor (the operators: linalg/solver_operators.txt).
+torch_cuda_solver_stubs_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/solver_stubs.cpp",
+]
+
 # NCCL's communicator (torch-free, GPU-only) and the rendezvous that makes one per rank
 # through the process group's store.
 torch_cuda_nccl_communicator_sources = [
@@ -681,11 +703,12 @@ torch_cuda_activation_sources = [
     "third_device/torch_cuda/_torch_cuda_activate.py",
 ]
 
-# The simulated variant: variant.h over torch_core's simulated device, the host BLAS and
-# FFT executors, and its _CUDAC functions.
+# The simulated variant: variant.h over torch_core's simulated device, the host BLAS, FFT
+# and solver executors, and its _CUDAC functions.
 torch_cuda_simulated_variant_sources = [
     "third_device/torch_cuda/simulated/csrc/host_blas.cpp",
     "third_device/torch_cuda/simulated/csrc/host_fft.cpp",
+    "third_device/torch_cuda/simulated/csrc/host_solver.cpp",
     "third_device/torch_cuda/simulated/csrc/library_calls.cpp",
     "third_device/torch_cuda/simulated/csrc/simulated_variant.cpp",
 ]

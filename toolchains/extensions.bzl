@@ -6,6 +6,8 @@
 - @cuda_nvtx: NVTX3 (header-only), what torch.cuda.nvtx calls.
 - @cuda_nccl: NCCL, the real variant's collectives (torch.distributed's "nccl").
 - @cuda_cufft: cuFFT, the real variant's torch.fft.
+- @cuda_cusolver: cuSOLVER (with the cuSPARSE and nvJitLink it links), the real variant's
+  torch.linalg.
 - @torch_testing: what torch.testing._internal (OpInfo) needs beyond @torch, for tests.
 - @codegen_python: what the torch wheel's torchgen needs beyond @torch (PyYAML), for codegen.
 - @local_python: the host interpreter's headers, for extension modules.
@@ -60,6 +62,15 @@ def _hermetic_deps_impl(module_ctx):
         name = "cuda_cufft",
         build_file = "//toolchains/cuda:BUILD.cufft.bazel",
         packages = ["nvidia-cufft"],
+    )
+    pinned_wheels(
+        name = "cuda_cusolver",
+        build_file = "//toolchains/cuda:BUILD.cusolver.bazel",
+        packages = [
+            "nvidia-cusolver",
+            "nvidia-cusparse",
+            "nvidia-nvjitlink",
+        ],
     )
     pinned_wheels(
         name = "cuda_nvtx",

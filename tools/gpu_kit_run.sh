@@ -14,9 +14,11 @@
 # memory or slow it down (OOM, compute-sanitizer). Every check has a time limit, so a hang
 # costs its limit and is reported as exit 124.
 #
-# cuBLAS and cuFFT are the machine's own libcublas.so.13 and libcufft.so.12 (found under
-# $CUBLAS_DIR / $CUFFT_DIR, /usr, /opt or its Python's site-packages, where a stock CUDA
-# torch's nvidia wheels put them), NCCL its libnccl.so.2 (likewise under $NCCL_DIR; NCCL
+# cuBLAS, cuFFT and cuSOLVER are the machine's own libcublas.so.13, libcufft.so.12 and
+# libcusolver.so.12 with its libcusparse.so.12 and libnvJitLink.so.13 (found under
+# $CUBLAS_DIR / $CUFFT_DIR / $CUSOLVER_DIR / $CUSPARSE_DIR / $NVJITLINK_DIR, /usr, /opt or
+# its Python's site-packages, where a stock CUDA torch's nvidia wheels put them), NCCL its
+# libnccl.so.2 (likewise under $NCCL_DIR; NCCL
 # 2's ABI is stable across releases).
 # $GPU_KIT_WORK (default KIT_DIR/unpacked) is where the kit is unpacked; an unpacked kit
 # there is reused.
@@ -70,11 +72,16 @@ library_dir() {
 python_sites=$(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2> /dev/null)
 cublas_dir=$(library_dir libcublas.so.13 CUBLAS_DIR /usr /opt $python_sites) || exit 1
 cufft_dir=$(library_dir libcufft.so.12 CUFFT_DIR /usr /opt $python_sites) || exit 1
+cusolver_dir=$(library_dir libcusolver.so.12 CUSOLVER_DIR /usr /opt $python_sites) || exit 1
+cusparse_dir=$(library_dir libcusparse.so.12 CUSPARSE_DIR /usr /opt $python_sites) || exit 1
+nvjitlink_dir=$(library_dir libnvJitLink.so.13 NVJITLINK_DIR /usr /opt $python_sites) || exit 1
+cusolver_path=$cusolver_dir:$cusparse_dir:$nvjitlink_dir:$cublas_dir
 nccl_dir=$(library_dir libnccl.so.2 NCCL_DIR /usr /opt $python_sites) || exit 1
 # Where _CUDAC.so's RUNPATH looks for them in an installed wheel ($ORIGIN/nvidia/cu13/lib,
 # $ORIGIN/nvidia/nccl/lib): links to each library, as they may lie in different places.
 mkdir -p "$site/nvidia/cu13/lib" "$site/nvidia/nccl"
-for library in "$cublas_dir"/libcublas.so.13 "$cublas_dir"/libcublasLt.so.13 "$cufft_dir"/libcufft.so.12; do
+for library in "$cublas_dir"/libcublas.so.13 "$cublas_dir"/libcublasLt.so.13 "$cufft_dir"/libcufft.so.12 \
+  "$cusolver_dir"/libcusolver.so.12 "$cusparse_dir"/libcusparse.so.12 "$nvjitlink_dir"/libnvJitLink.so.13; do
   ln -sfn "$library" "$site/nvidia/cu13/lib/"
 done
 ln -sfn "$nccl_dir" "$site/nvidia/nccl/lib"
@@ -91,6 +98,7 @@ declare -A checks=(
   [cuda_engine_test]="60|LD_LIBRARY_PATH=$bin $bin/cuda_engine_test"
   [cublas_test]="30|LD_LIBRARY_PATH=$cublas_dir $bin/cublas_test"
   [cufft_test]="60|LD_LIBRARY_PATH=$cufft_dir $bin/cufft_test"
+  [cusolver_test]="60|LD_LIBRARY_PATH=$cusolver_path $bin/cusolver_test"
   [cuda_ipc_test]="30|$bin/cuda_ipc_test"
   [cuda_vm_test]="30|$bin/cuda_vm_test"
   [nccl_test]="60|GPU_KIT_MACHINE_NCCL=1 LD_LIBRARY_PATH=$nccl_dir $bin/nccl_test"
@@ -136,7 +144,7 @@ run_check() {
 
 # One after another: what everything else stands on. Alone: the benchmarks, then what
 # fills the device's memory or slows every kernel down.
-first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test nccl_test demo)
+first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test cusolver_test nccl_test demo)
 alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_fft bench_fft_stock bench_op_overhead
   bench_op_overhead_stock contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine
   sanitize_cublas)

@@ -11,12 +11,13 @@ _HERMETIC_REPOS = [
     Label("@cuda//:nvcc").workspace_name,
     Label("@cuda_cublas//:cublas").workspace_name,
     Label("@cuda_cufft//:cufft").workspace_name,
+    Label("@cuda_cusolver//:cusolver").workspace_name,
     Label("@cuda_nvtx//:nvtx3").workspace_name,
 ]
 
 # File names of CUDA toolkit parts, wherever they appear.
 _TOOLKIT_FILES = ["nvcc", "cicc", "ptxas", "fatbinary", "nvlink", "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h"]
-_TOOLKIT_LIBRARY_PREFIXES = ["libcudart", "libcublas", "libcufft", "libcuda.so", "libnvrtc"]
+_TOOLKIT_LIBRARY_PREFIXES = ["libcudart", "libcublas", "libcufft", "libcusolver", "libcusparse", "libnvJitLink", "libcuda.so", "libnvrtc"]
 
 ActionAuditInfo = provider(
     doc = "Violations found in a target and everything it depends on.",

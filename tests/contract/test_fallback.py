@@ -66,21 +66,22 @@ class Fallback(unittest.TestCase):
         self.assertEqual((x + x).sum().item(), 6.0)
 
     def test_structured_op_without_kernel_falls_back_whole(self) -> None:
-        # linalg.solve's structured _linalg_solve_ex has no kernel of the backend's. The
-        # fallback takes the functional operator itself, not stock's device-generic
-        # "default backend" kernel (outputs made on the device, then the out= variant),
-        # which skips the device check: a CPU operand tripped an internal assert.
-        a, b = torch.randn(3, 3) + 3 * torch.eye(3), torch.randn(3, 2)
-        x = torch.linalg.solve(a.to(DEVICE), b.to(DEVICE))
-        self.assertEqual(x.device.type, DEVICE)
-        torch.testing.assert_close(x.cpu(), torch.linalg.solve(a, b))
+        # lu_unpack's structured kernel has no kernel of the backend's. The fallback takes
+        # the functional operator itself, not stock's device-generic "default backend"
+        # kernel (outputs made on the device, then the out= variant), which skips the
+        # device check: a CPU operand tripped an internal assert.
+        lu, pivots = torch.linalg.lu_factor(torch.randn(3, 3) + 3 * torch.eye(3))
+        unpacked = torch.lu_unpack(lu.to(DEVICE), pivots.to(DEVICE))
+        for actual, expected in zip(unpacked, torch.lu_unpack(lu, pivots)):
+            self.assertEqual(actual.device.type, DEVICE)
+            torch.testing.assert_close(actual.cpu(), expected)
         counts = mod.fallback_counts()
-        self.assertEqual(counts.get("aten::_linalg_solve_ex"), 1, counts)
-        self.assertNotIn("aten::_linalg_solve_ex.result", counts)
+        self.assertEqual(counts.get("aten::lu_unpack"), 1, counts)
+        self.assertNotIn("aten::lu_unpack.out", counts)
         with self.assertRaisesRegex(RuntimeError, "Expected all tensors to be on the same device"):
-            torch.linalg.solve(a.to(DEVICE), b)
+            torch.lu_unpack(lu.to(DEVICE), pivots)
         with self.assertRaisesRegex(RuntimeError, "Expected all tensors to be on the same device"):
-            torch.lerp(a.to(DEVICE), a, 0.5)
+            torch.lerp(lu.to(DEVICE), lu, 0.5)
 
     def test_conj_physical_in_place_runs_on_cpu(self) -> None:
         # Its default kernel calls a DispatchStub only in-tree backends fill.

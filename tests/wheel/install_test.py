@@ -2,15 +2,15 @@
 
 The wheel as pip sees it: its Requires-Dist pin the torch it was built against (the one
 in wheels.lock, whose torch/version.py @torch unpacks) and torch_core's wheel, plus
-nvidia-cublas, nvidia-cufft and nvidia-nccl-cu13 for the real variant; every file is in
+NVIDIA's library wheels for the real variant; every file is in
 RECORD with its hash; every entry carries the fixed date; its manylinux tag covers the
 glibc _CUDAC.so needs.
 
 Then installed, with `pip install --no-index --no-deps`, into a venv whose site-packages
 holds the pinned torch as its wheel would lay it out (symlinks to @torch's unpacked
-wheel; for the real variant nvidia/cu13/lib from @cuda_cublas and @cuda_cufft and
-nvidia/nccl/lib from @cuda_nccl): _CUDAC.so's RUNPATH finds torch's libraries (and cuBLAS,
-cuFFT and NCCL) there;
+wheel; for the real variant nvidia/cu13/lib from @cuda_cublas, @cuda_cufft and
+@cuda_cusolver and nvidia/nccl/lib from @cuda_nccl): _CUDAC.so's RUNPATH finds torch's
+libraries (and cuBLAS, cuFFT, cuSOLVER and NCCL) there;
 `python -c pass` runs the .pth but imports no torch; `import torch` in plain user code gets
 CUDA from the wheel's files, with no sitecustomize and no PYTHONPATH; the simulated variant
 runs tests/cuda_key's test_user_code.py there unchanged.
@@ -58,6 +58,10 @@ TORCH_LIB_RPATH = "$ORIGIN/torch/lib"
 NVIDIA_LIBRARIES = {
     "nvidia-cublas": ("nvidia/cu13/lib", "libcublas*.so.*", "libcublas.so.13"),
     "nvidia-cufft": ("nvidia/cu13/lib", "libcufft.so.*", "libcufft.so.12"),
+    "nvidia-cusolver": ("nvidia/cu13/lib", "libcusolver.so.*", "libcusolver.so.12"),
+    # What libcusolver.so.12 needs beside cuBLAS.
+    "nvidia-cusparse": ("nvidia/cu13/lib", "libcusparse.so.*", "libcusparse.so.12"),
+    "nvidia-nvjitlink": ("nvidia/cu13/lib", "libnvJitLink.so.*", "libnvJitLink.so.13"),
     "nvidia-nccl-cu13": ("nvidia/nccl/lib", "libnccl*.so.*", "libnccl.so.2"),
 }
 

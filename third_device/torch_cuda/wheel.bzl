@@ -18,9 +18,11 @@ load("//toolchains/wheels:requirements.bzl", "pinned_requirement")
 
 # _CUDAC.so sits at the top of site-packages; these RUNPATH entries find the libraries it
 # links from there: torch's (libc10, libtorch_cpu, libtorch_python, libgomp from the
-# pinned torch wheel) and, for the real variant, cuBLAS and cuFFT (the nvidia-cublas and
-# nvidia-cufft wheels install nvidia/cu13/lib/libcublas.so.13 and libcufft.so.12) and NCCL
-# (nvidia-nccl-cu13: nvidia/nccl/lib/libnccl.so.2).
+# pinned torch wheel) and, for the real variant, cuBLAS, cuFFT and cuSOLVER (the
+# nvidia-cublas, nvidia-cufft and nvidia-cusolver wheels install libcublas.so.13,
+# libcufft.so.12 and libcusolver.so.12 in nvidia/cu13/lib, where nvidia-cusparse and
+# nvidia-nvjitlink put the libraries libcusolver.so.12 needs) and NCCL (nvidia-nccl-cu13:
+# nvidia/nccl/lib/libnccl.so.2).
 # Bazel's own runfiles entries stay first; in
 # site-packages they name nothing and the loader moves on. (torch_cuda._loader also
 # preloads torch's libraries from the imported torch, so the torch found is the one

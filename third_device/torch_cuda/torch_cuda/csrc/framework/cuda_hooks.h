@@ -27,10 +27,13 @@ class CUDAHooks final : public torch_core::BackendHooks<at::CUDAHooksInterface> 
 
   bool hasCUDA() const override;
   bool hasCUDART() const override { return true; }
-  // No MAGMA, cuDNN or cuSOLVER in this backend (yet): asked during
-  // torch._C's init, so these must answer without creating the runtime.
+  // Asked during torch._C's init, so these answer without creating the runtime. No MAGMA
+  // or cuDNN in this backend (yet); torch.linalg's solvers run on cuSOLVER (the simulated
+  // variant's stand-in on the host), which stock's structured kernels ask before laying
+  // out their outputs (svd's Vh, and whether svd takes `driver=`).
   bool hasMAGMA() const override { return false; }
   bool hasCuDNN() const override { return false; }
+  bool hasCuSOLVER() const override { return true; }
   long versionCUDART() const override;
   std::string showConfig() const override;
 
