@@ -72,7 +72,7 @@ class Fallback(unittest.TestCase):
         # device check: a CPU operand tripped an internal assert.
         lu, pivots = torch.linalg.lu_factor(torch.randn(3, 3) + 3 * torch.eye(3))
         unpacked = torch.lu_unpack(lu.to(DEVICE), pivots.to(DEVICE))
-        for actual, expected in zip(unpacked, torch.lu_unpack(lu, pivots)):
+        for actual, expected in zip(unpacked, torch.lu_unpack(lu, pivots), strict=True):
             self.assertEqual(actual.device.type, DEVICE)
             torch.testing.assert_close(actual.cpu(), expected)
         counts = mod.fallback_counts()

@@ -16,6 +16,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
 #include <ATen/native/BatchLinearAlgebra.h>
@@ -51,12 +52,14 @@ struct Real<c10::complex<T>> {
   using type = T;
 };
 
-// What the real executor calls for `type`: cusolverDn + S/D/C/Z + the routine.
-void record(ScalarType type, const char* real_routine, const char* complex_routine, std::size_t times) {
+// What the real executor calls for `type`: `library` + S/D/C/Z + the routine.
+std::string call_name(ScalarType type, const char* library, const char* real_routine, const char* complex_routine) {
   static const char kLetter[] = {'S', 'D', 'C', 'Z'};
-  const std::string name =
-      std::string("cusolverDn") + kLetter[static_cast<int>(type)] + (is_complex(type) ? complex_routine : real_routine);
-  for (std::size_t i = 0; i < times; ++i) simulated::record_library_call(name.c_str());
+  return std::string(library) + kLetter[static_cast<int>(type)] + (is_complex(type) ? complex_routine : real_routine);
+}
+
+std::string cusolver_call(ScalarType type, const char* routine) {
+  return call_name(type, "cusolverDn", routine, routine);
 }
 
 // The plan's matrices as a CPU batch in LAPACK's layout: (batch, rows, cols), column-major.
@@ -132,8 +135,17 @@ at::native::TransposeType transpose_type(Operation operation) {
 
 at::Tensor infos(std::size_t batch) { return at::zeros({static_cast<std::int64_t>(batch)}, at::kInt); }
 
-void run(torch_core::StreamHandle stream, std::function<void()> work) {
-  torch_core::simulated_device::enqueue(c10::DeviceType::CUDA, stream, std::move(work));
+// Checks `plan`; unless `matrices` is empty, records `call` once a matrix (as the real
+// executor makes it) and queues body(T{}, plan) on `stream`'s worker, T the plan's type.
+template <typename Plan, typename Body>
+void queue(const Plan& plan, const Matrices& matrices, const std::string& call, torch_core::StreamHandle stream,
+           Body body) {
+  check(plan);
+  if (matrices.offsets.empty() || matrices.rows == 0 || matrices.cols == 0) return;
+  for (std::size_t i = 0; i < matrices.offsets.size(); ++i) simulated::record_library_call(call.c_str());
+  torch_core::simulated_device::enqueue(c10::DeviceType::CUDA, stream, [plan, body] {
+    with_type(plan.type, [&](auto tag) { body(tag, plan); });
+  });
 }
 
 // getrf without row swaps, in place on one column-major m x n matrix (ld m).
@@ -200,147 +212,112 @@ void svd(const SvdPlan& plan) {
   scatter<int>(info, plan.info);
   if (!plan.compute_uv) return;
   scatter<T>(u, plan.u);
-  // gesvd's VT is V^H itself; gesvdj and gesvda give V, column-major.
-  scatter<T>(plan.driver == SvdDriver::kGesvd ? vh : vh.mH().transpose(-2, -1).contiguous().transpose(-2, -1), plan.v);
+  // gesvd's VT is V^H itself; gesvdj and gesvda give V, column-major (scatter reads the
+  // memory: the conjugation is resolved first).
+  if (plan.driver == SvdDriver::kGesvd) return scatter<T>(vh, plan.v);
+  scatter<T>(vh.mH().transpose(-2, -1).resolve_conj().contiguous().transpose(-2, -1), plan.v);
 }
 
 }  // namespace
 
 void execute(const CholeskyPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
-  check(plan);
-  if (plan.a.offsets.empty() || plan.a.rows == 0) return;
-  record(plan.type, "potrf", "potrf", plan.a.offsets.size());
-  run(stream, [plan] {
-    with_type(plan.type, [&](auto tag) {
-      using T = decltype(tag);
-      const bool upper = plan.triangle == Triangle::kUpper;
-      at::Tensor a = gather<T>(plan.a);
-      at::Tensor info = infos(plan.a.offsets.size());
-      lapack(at::native::cholesky_stub)(a, info, upper);
-      scatter<T>(a, plan.a, [upper](std::int64_t i, std::int64_t j) { return upper ? i <= j : i >= j; });
-      scatter<int>(info, plan.info);
-    });
+  queue(plan, plan.a, cusolver_call(plan.type, "potrf"), stream, [](auto tag, const CholeskyPlan& p) {
+    using T = decltype(tag);
+    const bool upper = p.triangle == Triangle::kUpper;
+    at::Tensor a = gather<T>(p.a);
+    at::Tensor info = infos(p.a.offsets.size());
+    lapack(at::native::cholesky_stub)(a, info, upper);
+    scatter<T>(a, p.a, [upper](std::int64_t i, std::int64_t j) { return upper ? i <= j : i >= j; });
+    scatter<int>(info, p.info);
   });
 }
 
 void execute(const LuFactorPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
-  check(plan);
-  if (plan.a.offsets.empty() || plan.a.rows == 0 || plan.a.cols == 0) return;
-  record(plan.type, "getrf", "getrf", plan.a.offsets.size());
-  run(stream, [plan] {
-    with_type(plan.type, [&](auto tag) {
-      using T = decltype(tag);
-      at::Tensor a = gather<T>(plan.a);
-      at::Tensor info = infos(plan.a.offsets.size());
-      if (plan.pivot) {
-        at::Tensor pivots = at::empty({static_cast<std::int64_t>(plan.a.offsets.size()), plan.pivots.length}, at::kInt);
-        lapack(at::native::lu_factor_stub)(a, pivots, info, true);
-        scatter<int>(pivots, plan.pivots);
-      } else {
-        for (std::size_t b = 0; b < plan.a.offsets.size(); ++b) {
-          T* matrix = static_cast<T*>(a.data_ptr()) + b * plan.a.rows * plan.a.cols;
-          info.data_ptr<int>()[b] = lu_without_pivoting(matrix, plan.a.rows, plan.a.cols);
-        }
+  queue(plan, plan.a, cusolver_call(plan.type, "getrf"), stream, [](auto tag, const LuFactorPlan& p) {
+    using T = decltype(tag);
+    at::Tensor a = gather<T>(p.a);
+    at::Tensor info = infos(p.a.offsets.size());
+    if (p.pivot) {
+      at::Tensor pivots = at::empty({static_cast<std::int64_t>(p.a.offsets.size()), p.pivots.length}, at::kInt);
+      lapack(at::native::lu_factor_stub)(a, pivots, info, true);
+      scatter<int>(pivots, p.pivots);
+    } else {
+      for (std::size_t b = 0; b < p.a.offsets.size(); ++b) {
+        T* matrix = static_cast<T*>(a.data_ptr()) + b * p.a.rows * p.a.cols;
+        info.data_ptr<int>()[b] = lu_without_pivoting(matrix, p.a.rows, p.a.cols);
       }
-      scatter<T>(a, plan.a);
-      scatter<int>(info, plan.info);
-    });
+    }
+    scatter<T>(a, p.a);
+    scatter<int>(info, p.info);
   });
 }
 
 void execute(const LuSolvePlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
-  check(plan);
-  if (plan.b.offsets.empty() || plan.b.rows == 0 || plan.b.cols == 0) return;
-  record(plan.type, "getrs", "getrs", plan.b.offsets.size());
-  run(stream, [plan] {
-    with_type(plan.type, [&](auto tag) {
-      using T = decltype(tag);
-      at::Tensor lu = gather<T>(plan.lu);
-      at::Tensor pivots = gather<int>(plan.pivots);
-      at::Tensor b = gather<T>(plan.b);
-      lapack(at::native::lu_solve_stub)(lu, pivots, b, transpose_type(plan.operation));
-      scatter<T>(b, plan.b);
-    });
+  queue(plan, plan.b, cusolver_call(plan.type, "getrs"), stream, [](auto tag, const LuSolvePlan& p) {
+    using T = decltype(tag);
+    at::Tensor lu = gather<T>(p.lu);
+    at::Tensor pivots = gather<int>(p.pivots);
+    at::Tensor b = gather<T>(p.b);
+    lapack(at::native::lu_solve_stub)(lu, pivots, b, transpose_type(p.operation));
+    scatter<T>(b, p.b);
   });
 }
 
 void execute(const QrPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
-  check(plan);
-  if (plan.a.offsets.empty() || plan.a.rows == 0 || plan.a.cols == 0) return;
-  record(plan.type, "geqrf", "geqrf", plan.a.offsets.size());
-  run(stream, [plan] {
-    with_type(plan.type, [&](auto tag) {
-      using T = decltype(tag);
-      at::Tensor a = gather<T>(plan.a);
-      at::Tensor tau = at::empty({static_cast<std::int64_t>(plan.a.offsets.size()), plan.tau.length}, a.scalar_type());
-      lapack(at::native::geqrf_stub)(a, tau);
-      scatter<T>(a, plan.a);
-      scatter<T>(tau, plan.tau);
-    });
+  queue(plan, plan.a, cusolver_call(plan.type, "geqrf"), stream, [](auto tag, const QrPlan& p) {
+    using T = decltype(tag);
+    at::Tensor a = gather<T>(p.a);
+    at::Tensor tau = at::empty({static_cast<std::int64_t>(p.a.offsets.size()), p.tau.length}, a.scalar_type());
+    lapack(at::native::geqrf_stub)(a, tau);
+    scatter<T>(a, p.a);
+    scatter<T>(tau, p.tau);
   });
 }
 
 void execute(const HouseholderProductPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
-  check(plan);
-  if (plan.a.offsets.empty() || plan.a.rows == 0 || plan.a.cols == 0) return;
-  record(plan.type, "orgqr", "ungqr", plan.a.offsets.size());
-  run(stream, [plan] {
-    with_type(plan.type, [&](auto tag) {
-      using T = decltype(tag);
-      at::Tensor a = gather<T>(plan.a);
-      at::Tensor tau = gather<T>(plan.tau);
-      lapack(at::native::orgqr_stub)(a, tau);
-      scatter<T>(a, plan.a);
-    });
+  const std::string call = call_name(plan.type, "cusolverDn", "orgqr", "ungqr");
+  queue(plan, plan.a, call, stream, [](auto tag, const HouseholderProductPlan& p) {
+    using T = decltype(tag);
+    at::Tensor a = gather<T>(p.a);
+    at::Tensor tau = gather<T>(p.tau);
+    lapack(at::native::orgqr_stub)(a, tau);
+    scatter<T>(a, p.a);
   });
 }
 
 void execute(const EighPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
-  check(plan);
-  if (plan.a.offsets.empty() || plan.a.rows == 0) return;
-  record(plan.type, "syevd", "heevd", plan.a.offsets.size());
-  run(stream, [plan] {
-    with_type(plan.type, [&](auto tag) {
-      using T = decltype(tag);
-      using R = typename Real<T>::type;
-      at::Tensor a = gather<T>(plan.a);
-      at::Tensor values = at::empty({static_cast<std::int64_t>(plan.a.offsets.size()), plan.a.rows},
-                                    c10::CppTypeToScalarType<R>::value);
-      at::Tensor info = infos(plan.a.offsets.size());
-      lapack(at::native::linalg_eigh_stub)(values, a, info, plan.triangle == Triangle::kUpper,
-                                   plan.vectors);
-      scatter<T>(a, plan.a);  // the eigenvectors, or what is left of A without them
-      scatter<R>(values, plan.values);
-      scatter<int>(info, plan.info);
-    });
+  const std::string call = call_name(plan.type, "cusolverDn", "syevd", "heevd");
+  queue(plan, plan.a, call, stream, [](auto tag, const EighPlan& p) {
+    using T = decltype(tag);
+    using R = typename Real<T>::type;
+    at::Tensor a = gather<T>(p.a);
+    at::Tensor values =
+        at::empty({static_cast<std::int64_t>(p.a.offsets.size()), p.a.rows}, c10::CppTypeToScalarType<R>::value);
+    at::Tensor info = infos(p.a.offsets.size());
+    lapack(at::native::linalg_eigh_stub)(values, a, info, p.triangle == Triangle::kUpper, p.vectors);
+    scatter<T>(a, p.a);  // the eigenvectors, or what is left of A without them
+    scatter<R>(values, p.values);
+    scatter<int>(info, p.info);
   });
 }
 
 void execute(const SvdPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
-  check(plan);
-  if (plan.a.offsets.empty() || plan.a.rows == 0 || plan.a.cols == 0) return;
   const char* routine = plan.driver == SvdDriver::kGesvd    ? "gesvd"
                         : plan.driver == SvdDriver::kGesvdj ? "gesvdj"
                                                             : "gesvdaStridedBatched";
-  record(plan.type, routine, routine, plan.a.offsets.size());
-  run(stream, [plan] { with_type(plan.type, [&](auto tag) { svd<decltype(tag)>(plan); }); });
+  queue(plan, plan.a, cusolver_call(plan.type, routine), stream,
+        [](auto tag, const SvdPlan& p) { svd<decltype(tag)>(p); });
 }
 
 void execute(const TriangularSolvePlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
-  check(plan);
-  if (plan.b.offsets.empty() || plan.b.rows == 0 || plan.b.cols == 0) return;
-  static const char kLetter[] = {'S', 'D', 'C', 'Z'};
-  const std::string name = std::string("cublas") + kLetter[static_cast<int>(plan.type)] + "trsm";
-  for (std::size_t i = 0; i < plan.b.offsets.size(); ++i) simulated::record_library_call(name.c_str());
-  run(stream, [plan] {
-    with_type(plan.type, [&](auto tag) {
-      using T = decltype(tag);
-      at::Tensor a = gather<T>(plan.a);
-      at::Tensor b = gather<T>(plan.b);
-      lapack(at::native::triangular_solve_stub)(a, b, plan.left, plan.triangle == Triangle::kUpper,
-                                                transpose_type(plan.operation), plan.unit_diagonal);
-      scatter<T>(b, plan.b);
-    });
+  const std::string call = call_name(plan.type, "cublas", "trsm", "trsm");
+  queue(plan, plan.b, call, stream, [](auto tag, const TriangularSolvePlan& p) {
+    using T = decltype(tag);
+    at::Tensor a = gather<T>(p.a);
+    at::Tensor b = gather<T>(p.b);
+    lapack(at::native::triangular_solve_stub)(a, b, p.left, p.triangle == Triangle::kUpper,
+                                              transpose_type(p.operation), p.unit_diagonal);
+    scatter<T>(b, p.b);
   });
 }
 

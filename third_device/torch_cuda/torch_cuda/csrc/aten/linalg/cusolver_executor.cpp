@@ -107,16 +107,23 @@ cublasOperation_t operation(Operation op) {
 
 bool empty(const Matrices& m) { return m.offsets.empty() || m.rows == 0 || m.cols == 0; }
 
+// Checks `plan`; unless `matrices` is empty, calls f(T{}, handle) with the plan's element
+// type T and the thread's cuSOLVER handle bound to `stream`.
+template <typename Plan, typename F>
+void run_typed(const Plan& plan, const Matrices& matrices, torch_core::StreamHandle stream, F&& f) {
+  check(plan);
+  if (empty(matrices)) return;
+  cusolverDnHandle_t handle = current_handle(static_cast<cudaStream_t>(stream));
+  with_type(plan.type, [&](auto tag) { f(tag, handle); });
+}
+
 void run_gesvdj(const SvdPlan& plan, cusolverDnHandle_t handle, const WorkspaceAllocator& workspace);
 void run_gesvd_or_gesvda(const SvdPlan& plan, cusolverDnHandle_t handle, const WorkspaceAllocator& workspace);
 
 }  // namespace
 
 void execute(const CholeskyPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace) {
-  check(plan);
-  if (empty(plan.a)) return;
-  cusolverDnHandle_t handle = current_handle(static_cast<cudaStream_t>(stream));
-  with_type(plan.type, [&](auto tag) {
+  run_typed(plan, plan.a, stream, [&](auto tag, cusolverDnHandle_t handle) {
     using T = decltype(tag);
     const int n = as_int(plan.a.rows, "n"), lda = as_int(plan.a.ld, "lda");
     const cublasFillMode_t uplo = fill_mode(plan.triangle);
@@ -131,10 +138,7 @@ void execute(const CholeskyPlan& plan, torch_core::StreamHandle stream, const Wo
 }
 
 void execute(const LuFactorPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace) {
-  check(plan);
-  if (empty(plan.a)) return;
-  cusolverDnHandle_t handle = current_handle(static_cast<cudaStream_t>(stream));
-  with_type(plan.type, [&](auto tag) {
+  run_typed(plan, plan.a, stream, [&](auto tag, cusolverDnHandle_t handle) {
     using T = decltype(tag);
     const int m = as_int(plan.a.rows, "m"), n = as_int(plan.a.cols, "n"), lda = as_int(plan.a.ld, "lda");
     int lwork = 0;
@@ -149,10 +153,7 @@ void execute(const LuFactorPlan& plan, torch_core::StreamHandle stream, const Wo
 }
 
 void execute(const LuSolvePlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace) {
-  check(plan);
-  if (empty(plan.b)) return;
-  cusolverDnHandle_t handle = current_handle(static_cast<cudaStream_t>(stream));
-  with_type(plan.type, [&](auto tag) {
+  run_typed(plan, plan.b, stream, [&](auto tag, cusolverDnHandle_t handle) {
     using T = decltype(tag);
     const int n = as_int(plan.b.rows, "n"), nrhs = as_int(plan.b.cols, "nrhs");
     const int lda = as_int(plan.lu.ld, "lda"), ldb = as_int(plan.b.ld, "ldb");
@@ -166,10 +167,7 @@ void execute(const LuSolvePlan& plan, torch_core::StreamHandle stream, const Wor
 }
 
 void execute(const QrPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace) {
-  check(plan);
-  if (empty(plan.a)) return;
-  cusolverDnHandle_t handle = current_handle(static_cast<cudaStream_t>(stream));
-  with_type(plan.type, [&](auto tag) {
+  run_typed(plan, plan.a, stream, [&](auto tag, cusolverDnHandle_t handle) {
     using T = decltype(tag);
     const int m = as_int(plan.a.rows, "m"), n = as_int(plan.a.cols, "n"), lda = as_int(plan.a.ld, "lda");
     int lwork = 0;
@@ -185,10 +183,7 @@ void execute(const QrPlan& plan, torch_core::StreamHandle stream, const Workspac
 
 void execute(const HouseholderProductPlan& plan, torch_core::StreamHandle stream,
              const WorkspaceAllocator& workspace) {
-  check(plan);
-  if (empty(plan.a)) return;
-  cusolverDnHandle_t handle = current_handle(static_cast<cudaStream_t>(stream));
-  with_type(plan.type, [&](auto tag) {
+  run_typed(plan, plan.a, stream, [&](auto tag, cusolverDnHandle_t handle) {
     using T = decltype(tag);
     const int m = as_int(plan.a.rows, "m"), n = as_int(plan.a.cols, "n"), lda = as_int(plan.a.ld, "lda");
     const int k = as_int(plan.tau.length, "k");
@@ -205,10 +200,7 @@ void execute(const HouseholderProductPlan& plan, torch_core::StreamHandle stream
 }
 
 void execute(const EighPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace) {
-  check(plan);
-  if (empty(plan.a)) return;
-  cusolverDnHandle_t handle = current_handle(static_cast<cudaStream_t>(stream));
-  with_type(plan.type, [&](auto tag) {
+  run_typed(plan, plan.a, stream, [&](auto tag, cusolverDnHandle_t handle) {
     using T = decltype(tag);
     using Real = typename Routines<T>::Real;
     const int n = as_int(plan.a.rows, "n"), lda = as_int(plan.a.ld, "lda");
