@@ -157,6 +157,52 @@ class FactorisationsAgreeWithTheCpu(LinalgTestCase):
                             eye = torch.eye(shape[0], dtype=dtype).expand_as(u)
                             close(self, (u.mH @ u).cuda(), eye, f"{what}: U unitary")
 
+    def test_cholesky_solve_and_inverse(self) -> None:
+        for dtype in ALL:
+            factor = torch.linalg.cholesky(positive_definite(3, 4, 4, dtype=dtype))
+            b = torch.randn(3, 4, 2, dtype=dtype)
+            for upper, f in ((False, factor), (True, factor.mH)):
+                for which, fac in (("batched", f), ("broadcast", f[0])):
+                    self.agree(
+                        lambda y, x, u=upper: torch.cholesky_solve(y, x, upper=u),
+                        b,
+                        fac,
+                        what=f"cholesky_solve {dtype} upper={upper} {which}",
+                    )
+                self.agree(
+                    lambda x, u=upper: torch.cholesky_inverse(x, upper=u),
+                    f,
+                    what=f"cholesky_inverse {dtype} upper={upper}",
+                )
+
+    def test_ormqr_and_lstsq(self) -> None:
+        for dtype in ALL:
+            reflectors, tau = torch.geqrf(torch.randn(2, 5, 3, dtype=dtype))
+            for left, other in (
+                (True, torch.randn(2, 5, 4, dtype=dtype)),
+                (False, torch.randn(2, 4, 5, dtype=dtype)),
+            ):
+                for transpose in (False, True):
+                    self.agree(
+                        lambda r, t, o, le=left, tr=transpose: torch.ormqr(r, t, o, le, tr),
+                        reflectors,
+                        tau,
+                        other,
+                        what=f"ormqr {dtype} left={left} transpose={transpose}",
+                    )
+            # CUDA's driver is gels (QR): over- and underdetermined, A broadcast over B.
+            for m, n in ((6, 4), (4, 6), (5, 5)):
+                for batch in ((3, 2), (1, 2)):
+                    a, b = (
+                        torch.randn(*batch, m, n, dtype=dtype),
+                        torch.randn(3, 2, m, 2, dtype=dtype),
+                    )
+                    expected = torch.linalg.lstsq(a, b, driver="gels").solution
+                    actual = torch.linalg.lstsq(a.cuda(), b.cuda()).solution
+                    close(self, actual, expected, f"lstsq {dtype} {batch} {m}x{n}")
+        with self.assertRaisesRegex(RuntimeError, "other than `gels` is not supported on CUDA"):
+            torch.linalg.lstsq(torch.randn(3, 3).cuda(), torch.randn(3, 1).cuda(), driver="gelsd")
+
     def test_triangular_solves(self) -> None:
         for dtype in ALL:
             a = torch.randn(2, 4, 4, dtype=dtype).triu() + 4 * torch.eye(4, dtype=dtype)
@@ -322,6 +368,14 @@ class LibraryCallsOfEachOperator(LinalgTestCase):
         )
         self.assertEqual(
             self.calls(lambda: torch.linalg.solve_triangular(a, a, upper=True)), {"cublasStrsm": 2}
+        )
+        factor = torch.linalg.cholesky(spd)
+        self.assertEqual(
+            self.calls(lambda: torch.cholesky_solve(spd, factor)), {"cusolverDnDpotrs": 3}
+        )
+        self.assertEqual(
+            self.calls(lambda: torch.linalg.lstsq(a, a)),
+            {"cusolverDnSgeqrf": 2, "cusolverDnSormqr": 2, "cublasStrsm": 2},
         )
 
     def test_svd_drivers(self) -> None:

@@ -4,10 +4,11 @@
 // Everywhere: each plan's checks (square where the routine needs it, leading dimensions,
 // one offset per matrix, U and V sized for the SVD driver). With a GPU: each routine on a
 // batch of two matrices stored with a leading dimension larger than their rows and apart
-// by more than a matrix, against what it must satisfy on the host (L L^T = A with the other
-// triangle untouched, A X = B, Q^T Q = I and Q R = A, A v = w v, U S V^T = A, the
-// triangular solve's residual) and the infos of a matrix that is not positive-definite or
-// singular. Without one: says why and checks that a call fails with a clear error.
+// by more than a matrix, against what it must satisfy on the host (L L^T = A with the
+// other triangle untouched, A X = B by LU and by the Cholesky factor, Q^T Q = I, Q R = A
+// and ormqr's Q, A v = w v, U S V^T = A, the triangular solve's residual) and the infos
+// of a matrix that is not positive-definite. Without one: says why and checks that a call
+// fails with a clear error.
 #include <cuComplex.h>
 
 #include <algorithm>
@@ -102,6 +103,14 @@ void host_checks() {
   svd.u.cols = 5;
   expect_invalid([&] { solver::check(svd); }, "U is", "gesvdj with U sized for full_matrices without it");
 
+  solver::HouseholderApplyPlan unmqr{solver::ScalarType::kComplexFloat, true, solver::Operation::kTranspose,
+                                     solver::Matrices{&scratch, 4, 2, 4, {0}}, solver::Vectors{&scratch, 2, {0}},
+                                     solver::Matrices{&scratch, 4, 3, 4, {0}}};
+  expect_invalid([&] { solver::check(unmqr); }, "conjugate transpose", "unmqr with a plain transpose");
+  unmqr.operation = solver::Operation::kConjugateTranspose;
+  solver::check(unmqr);
+  check(true, "unmqr with the conjugate transpose passes its checks");
+
   solver::TriangularSolvePlan trsm{solver::ScalarType::kDouble, false, solver::Triangle::kUpper,
                                    solver::Operation::kNone, false, solver::Matrices{&scratch, 3, 3, 3, {0}},
                                    solver::Matrices{&scratch, 2, 4, 2, {0}}};
@@ -181,6 +190,30 @@ void cholesky_checks(cudaStream_t stream) {
   }
   check(worst < 1e-12, "potrf: L L^T = A (" + std::to_string(worst) + ")");
   check(upper_kept, "potrf (lower) leaves the upper triangle as it was");
+
+  // potrs with the first factor, broadcast over two right-hand sides: A X = B.
+  const std::int64_t nrhs = 2;
+  solver::Matrices b_layout = two_matrices(nullptr, n, nrhs, n);
+  const std::vector<double> b_host = values(storage(b_layout), 11);
+  DeviceBuffer<double> rhs(b_host);
+  b_layout.data = rhs.get();
+  solver::Matrices factor{a.get(), n, n, ld, {0, 0}};
+  solver::execute(solver::CholeskySolvePlan{solver::ScalarType::kDouble, solver::Triangle::kLower, factor, b_layout},
+                  stream, workspaces.allocator());
+  const std::vector<double> x = synced(rhs, stream);
+  double residual = 0;
+  for (std::size_t m = 0; m < 2; ++m) {
+    for (std::int64_t c = 0; c < nrhs; ++c) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        double sum = 0;  // A is symmetric: its lower triangle holds it
+        for (std::int64_t k = 0; k < n; ++k) {
+          sum += element(host, layout, 0, std::max(i, k), std::min(i, k)) * element(x, b_layout, m, k, c);
+        }
+        residual = std::max(residual, std::abs(sum - element(b_host, b_layout, m, i, c)));
+      }
+    }
+  }
+  check(residual < 1e-12, "potrs: A X = B for a factor broadcast over B (" + std::to_string(residual) + ")");
 }
 
 void lu_checks(cudaStream_t stream) {
@@ -285,6 +318,32 @@ void qr_checks(cudaStream_t stream) {
   }
   check(orthonormal < 1e-12, "geqrf + orgqr: Q^T Q = I (" + std::to_string(orthonormal) + ")");
   check(product < 1e-12, "geqrf + orgqr: Q R = A (" + std::to_string(product) + ")");
+
+  // ormqr with geqrf's reflectors: Q^T applied to the first n columns of Q gives R's
+  // identity part, and Q applied to e_j gives Q's column j.
+  solver::Matrices reflectors = layout;
+  DeviceBuffer<double> reflector_copy(qr);
+  reflectors.data = reflector_copy.get();
+  solver::Matrices c_layout = two_matrices(nullptr, m, n, m);
+  std::vector<double> identity(storage(c_layout), 0);
+  for (std::size_t b = 0; b < 2; ++b) {
+    for (std::int64_t j = 0; j < n; ++j) identity[c_layout.offsets[b] + j + j * m] = 1;
+  }
+  DeviceBuffer<double> c(identity);
+  c_layout.data = c.get();
+  solver::execute(solver::HouseholderApplyPlan{solver::ScalarType::kDouble, true, solver::Operation::kNone,
+                                               reflectors, two_vectors(tau.get(), n), c_layout},
+                  stream, workspaces.allocator());
+  const std::vector<double> q_columns = synced(c, stream);
+  double applied = 0;
+  for (std::size_t b = 0; b < 2; ++b) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        applied = std::max(applied, std::abs(element(q_columns, c_layout, b, i, j) - element(q, layout, b, i, j)));
+      }
+    }
+  }
+  check(applied < 1e-12, "ormqr: Q I = orgqr's Q (" + std::to_string(applied) + ")");
 }
 
 void eigh_checks(cudaStream_t stream) {

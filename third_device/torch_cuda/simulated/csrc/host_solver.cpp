@@ -1,9 +1,10 @@
 // The simulated variant's executor of solver_plan.h's plans: the LAPACK routines cuSOLVER's
 // dense API mirrors, run on the host on the stream's worker by the pinned torch's own CPU
-// kernels (the CPU slots of the same DispatchStubs: LAPACK's potrf, getrf, getrs, geqrf,
-// orgqr/ungqr, syevd/heevd, gesdd, trsm). Each matrix is read and written through the plan's
-// offsets and leading dimension, and only what the cuSOLVER routine writes is written back
-// (potrf: its triangle; getrs: B), so a wrong layout in a plan fails here as on a GPU.
+// kernels (the CPU slots of the same DispatchStubs, and the CPU's potrs: LAPACK's potrf,
+// potrs, getrf, getrs, geqrf, orgqr/ungqr, ormqr/unmqr, syevd/heevd, gesdd, trsm). Each
+// matrix is read and written through the plan's offsets and leading dimension, and only
+// what the cuSOLVER routine writes is written back (potrf: its triangle; getrs, potrs,
+// ormqr, trsm: B or C), so a wrong layout in a plan fails here as on a GPU.
 // Where cuSOLVER and LAPACK differ, this follows cuSOLVER: getrf without pivoting (LAPACK
 // has none) divides by a zero pivot as cuSOLVER's does, and an SVD of a matrix with
 // non-finite values gives NaN with "did not converge" (gesvdj's and gesvda's k + 1,
@@ -21,6 +22,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/native/BatchLinearAlgebra.h>
 #include <ATen/native/TransposeType.h>
+#include <ATen/ops/_cholesky_solve_helper.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/complex.h>
@@ -232,6 +234,16 @@ void execute(const CholeskyPlan& plan, torch_core::StreamHandle stream, const Wo
   });
 }
 
+void execute(const CholeskySolvePlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
+  queue(plan, plan.b, cusolver_call(plan.type, "potrs"), stream, [](auto tag, const CholeskySolvePlan& p) {
+    using T = decltype(tag);
+    // The CPU's helper is LAPACK's potrs on copies of its arguments.
+    const bool upper = p.triangle == Triangle::kUpper;
+    const at::Tensor x = at::_cholesky_solve_helper(gather<T>(p.b), gather<T>(p.factor), upper);
+    scatter<T>(x.transpose(-2, -1).contiguous().transpose(-2, -1), p.b);
+  });
+}
+
 void execute(const LuFactorPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
   queue(plan, plan.a, cusolver_call(plan.type, "getrf"), stream, [](auto tag, const LuFactorPlan& p) {
     using T = decltype(tag);
@@ -282,6 +294,18 @@ void execute(const HouseholderProductPlan& plan, torch_core::StreamHandle stream
     at::Tensor tau = gather<T>(p.tau);
     lapack(at::native::orgqr_stub)(a, tau);
     scatter<T>(a, p.a);
+  });
+}
+
+void execute(const HouseholderApplyPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator&) {
+  const std::string call = call_name(plan.type, "cusolverDn", "ormqr", "unmqr");
+  queue(plan, plan.c, call, stream, [](auto tag, const HouseholderApplyPlan& p) {
+    using T = decltype(tag);
+    at::Tensor a = gather<T>(p.a);
+    at::Tensor tau = gather<T>(p.tau);
+    at::Tensor c = gather<T>(p.c);
+    lapack(at::native::ormqr_stub)(a, tau, c, p.left, p.operation != Operation::kNone);
+    scatter<T>(c, p.c);
   });
 }
 

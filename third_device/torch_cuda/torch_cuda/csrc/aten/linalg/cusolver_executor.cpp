@@ -26,13 +26,15 @@ namespace {
 template <typename T>
 struct Routines;
 
-// Each scalar's routines: S, D, C, Z; orgqr and syevd are ungqr and heevd for complex.
-#define TORCH_CUDA_SOLVER_ROUTINES(T, R, P, ORGQR, SYEVD)                                  \
+// Each scalar's routines: S, D, C, Z; orgqr, ormqr and syevd are ungqr, unmqr and heevd
+// for complex.
+#define TORCH_CUDA_SOLVER_ROUTINES(T, R, P, ORGQR, ORMQR, SYEVD)                                  \
   template <>                                                                              \
   struct Routines<T> {                                                                     \
     using Real = R;                                                                        \
     static constexpr auto potrf_buffer = cusolverDn##P##potrf_bufferSize;                  \
     static constexpr auto potrf = cusolverDn##P##potrf;                                    \
+    static constexpr auto potrs = cusolverDn##P##potrs;                                    \
     static constexpr auto getrf_buffer = cusolverDn##P##getrf_bufferSize;                  \
     static constexpr auto getrf = cusolverDn##P##getrf;                                    \
     static constexpr auto getrs = cusolverDn##P##getrs;                                    \
@@ -40,6 +42,8 @@ struct Routines;
     static constexpr auto geqrf = cusolverDn##P##geqrf;                                    \
     static constexpr auto orgqr_buffer = cusolverDn##P##ORGQR##_bufferSize;                \
     static constexpr auto orgqr = cusolverDn##P##ORGQR;                                    \
+    static constexpr auto ormqr_buffer = cusolverDn##P##ORMQR##_bufferSize;                \
+    static constexpr auto ormqr = cusolverDn##P##ORMQR;                                    \
     static constexpr auto syevd_buffer = cusolverDn##P##SYEVD##_bufferSize;                \
     static constexpr auto syevd = cusolverDn##P##SYEVD;                                    \
     static constexpr auto gesvd_buffer = cusolverDn##P##gesvd_bufferSize;                  \
@@ -50,10 +54,10 @@ struct Routines;
     static constexpr auto gesvda = cusolverDn##P##gesvdaStridedBatched;                    \
     static constexpr auto trsm = cublas##P##trsm;                                          \
   };
-TORCH_CUDA_SOLVER_ROUTINES(float, float, S, orgqr, syevd)
-TORCH_CUDA_SOLVER_ROUTINES(double, double, D, orgqr, syevd)
-TORCH_CUDA_SOLVER_ROUTINES(cuComplex, float, C, ungqr, heevd)
-TORCH_CUDA_SOLVER_ROUTINES(cuDoubleComplex, double, Z, ungqr, heevd)
+TORCH_CUDA_SOLVER_ROUTINES(float, float, S, orgqr, ormqr, syevd)
+TORCH_CUDA_SOLVER_ROUTINES(double, double, D, orgqr, ormqr, syevd)
+TORCH_CUDA_SOLVER_ROUTINES(cuComplex, float, C, ungqr, unmqr, heevd)
+TORCH_CUDA_SOLVER_ROUTINES(cuDoubleComplex, double, Z, ungqr, unmqr, heevd)
 #undef TORCH_CUDA_SOLVER_ROUTINES
 
 // Calls f(T{}) with the plan's element type.
@@ -137,6 +141,20 @@ void execute(const CholeskyPlan& plan, torch_core::StreamHandle stream, const Wo
   });
 }
 
+void execute(const CholeskySolvePlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace) {
+  run_typed(plan, plan.b, stream, [&](auto tag, cusolverDnHandle_t handle) {
+    using T = decltype(tag);
+    const int n = as_int(plan.b.rows, "n"), nrhs = as_int(plan.b.cols, "nrhs");
+    const int lda = as_int(plan.factor.ld, "lda"), ldb = as_int(plan.b.ld, "ldb");
+    int* info = work_area<int>(workspace, 1);  // potrs only reports invalid arguments, checked before
+    for (std::size_t b = 0; b < plan.b.offsets.size(); ++b) {
+      check_cusolver(Routines<T>::potrs(handle, fill_mode(plan.triangle), n, nrhs, at<T>(plan.factor, b), lda,
+                                        at<T>(plan.b, b), ldb, info),
+                     "potrs");
+    }
+  });
+}
+
 void execute(const LuFactorPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace) {
   run_typed(plan, plan.a, stream, [&](auto tag, cusolverDnHandle_t handle) {
     using T = decltype(tag);
@@ -195,6 +213,28 @@ void execute(const HouseholderProductPlan& plan, torch_core::StreamHandle stream
     for (std::size_t b = 0; b < plan.a.offsets.size(); ++b) {
       check_cusolver(
           Routines<T>::orgqr(handle, m, n, k, at<T>(plan.a, b), lda, at<T>(plan.tau, b), work, lwork, info), "orgqr");
+    }
+  });
+}
+
+void execute(const HouseholderApplyPlan& plan, torch_core::StreamHandle stream,
+             const WorkspaceAllocator& workspace) {
+  run_typed(plan, plan.c, stream, [&](auto tag, cusolverDnHandle_t handle) {
+    using T = decltype(tag);
+    const cublasSideMode_t side = plan.left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT;
+    const cublasOperation_t trans = operation(plan.operation);
+    const int m = as_int(plan.c.rows, "m"), n = as_int(plan.c.cols, "n"), k = as_int(plan.tau.length, "k");
+    const int lda = as_int(plan.a.ld, "lda"), ldc = as_int(plan.c.ld, "ldc");
+    int lwork = 0;
+    check_cusolver(Routines<T>::ormqr_buffer(handle, side, trans, m, n, k, at<T>(plan.a, 0), lda, at<T>(plan.tau, 0),
+                                             at<T>(plan.c, 0), ldc, &lwork),
+                   "ormqr_bufferSize");
+    T* work = work_area<T>(workspace, lwork);
+    int* info = work_area<int>(workspace, 1);
+    for (std::size_t b = 0; b < plan.c.offsets.size(); ++b) {
+      check_cusolver(Routines<T>::ormqr(handle, side, trans, m, n, k, at<T>(plan.a, b), lda, at<T>(plan.tau, b),
+                                        at<T>(plan.c, b), ldc, work, lwork, info),
+                     "ormqr");
     }
   });
 }

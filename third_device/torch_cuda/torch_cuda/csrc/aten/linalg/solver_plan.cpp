@@ -68,6 +68,16 @@ void check(const CholeskyPlan& plan) {
   check_vectors("potrf", "info", plan.info, 1, batch);
 }
 
+void check(const CholeskySolvePlan& plan) {
+  const std::size_t batch = plan.b.offsets.size();
+  check_matrices("potrs", "B", plan.b, batch);
+  check_matrices("potrs", "the factor", plan.factor, batch);
+  check_square("potrs", plan.factor);
+  if (plan.factor.rows != plan.b.rows) {
+    fail("potrs", "the factor " + shape(plan.factor) + " cannot solve for B " + shape(plan.b));
+  }
+}
+
 void check(const LuFactorPlan& plan) {
   const std::size_t batch = plan.a.offsets.size();
   check_matrices("getrf", "A", plan.a, batch);
@@ -97,6 +107,21 @@ void check(const HouseholderProductPlan& plan) {
     fail("orgqr", "needs m >= n >= k, not A " + shape(plan.a) + " with k = " + std::to_string(plan.tau.length));
   }
   check_vectors("orgqr", "tau", plan.tau, plan.tau.length, batch);
+}
+
+void check(const HouseholderApplyPlan& plan) {
+  const std::size_t batch = plan.c.offsets.size();
+  check_matrices("ormqr", "C", plan.c, batch);
+  check_matrices("ormqr", "A", plan.a, batch);
+  const std::int64_t k = plan.tau.length;
+  if (plan.a.rows != (plan.left ? plan.c.rows : plan.c.cols) || k > plan.a.cols || k > plan.a.rows || k < 0) {
+    fail("ormqr", "A " + shape(plan.a) + " with k = " + std::to_string(k) + " cannot apply Q " +
+                      (plan.left ? "from the left" : "from the right") + " to C " + shape(plan.c));
+  }
+  if (is_complex(plan.type) && plan.operation == Operation::kTranspose) {
+    fail("ormqr", "a complex Q applies as itself or its conjugate transpose (unmqr), not its transpose");
+  }
+  check_vectors("ormqr", "tau", plan.tau, k, batch);
 }
 
 void check(const EighPlan& plan) {

@@ -4,7 +4,7 @@
 // batches of column-major matrices and vectors (stock's layouts: the structured kernels'
 // meta functions make them batched column-major) and hand a plan to an executor:
 //   real       linalg/cusolver_executor.cpp: cuSOLVER's dense API (cusolverDn<t>potrf,
-//              getrf, getrs, geqrf, orgqr/ungqr, syevd/heevd, gesvd, gesvdj,
+//              potrs, getrf, getrs, geqrf, orgqr/ungqr, ormqr/unmqr, syevd/heevd, gesvd, gesvdj,
 //              gesvdaStridedBatched) and cuBLAS's trsm, looping over the batch on the
 //              current stream
 //   simulated  simulated/csrc/host_solver.cpp: the same LAPACK routines on the host, with
@@ -57,6 +57,16 @@ struct CholeskyPlan {
   Vectors info;
 };
 
+// Solves A X = B (potrs) with A = L L^H (or U^H U for the upper `triangle`) from
+// CholeskyPlan's factor, for each matrix of `b` (n x nrhs, overwritten by X);
+// factor.offsets has one entry per matrix of `b`.
+struct CholeskySolvePlan {
+  ScalarType type = ScalarType::kFloat;
+  Triangle triangle = Triangle::kLower;
+  Matrices factor;
+  Matrices b;
+};
+
 // LU with partial pivoting (getrf) of each m x n matrix in place: L (unit diagonal) below,
 // U on and above the diagonal; pivots (int32, 1-based, min(m, n) each) say which row
 // row i was swapped with. Without `pivot`, no rows are swapped and pivots are not
@@ -95,6 +105,19 @@ struct HouseholderProductPlan {
   ScalarType type = ScalarType::kFloat;
   Matrices a;
   Vectors tau;
+};
+
+// Multiplies each matrix of `c` (m x n, overwritten) by Q of QrPlan's Householder vectors
+// (ormqr, unmqr for complex): op(Q) C when `left`, else C op(Q), op the `operation` (a
+// complex Q has no plain transpose). The k = tau.length vectors are the first columns of
+// each matrix of `a`, which has m rows when `left`, n otherwise.
+struct HouseholderApplyPlan {
+  ScalarType type = ScalarType::kFloat;
+  bool left = true;
+  Operation operation = Operation::kNone;
+  Matrices a;
+  Vectors tau;
+  Matrices c;
 };
 
 // Eigenvalues (ascending, real: `values` holds the real type) and, with `vectors`, the
@@ -151,10 +174,12 @@ struct TriangularSolvePlan {
 // sized for the SVD's mode), leading dimensions >= max(1, rows), one offset per matrix in
 // every operand. Throw std::invalid_argument saying what is wrong.
 void check(const CholeskyPlan& plan);
+void check(const CholeskySolvePlan& plan);
 void check(const LuFactorPlan& plan);
 void check(const LuSolvePlan& plan);
 void check(const QrPlan& plan);
 void check(const HouseholderProductPlan& plan);
+void check(const HouseholderApplyPlan& plan);
 void check(const EighPlan& plan);
 void check(const SvdPlan& plan);
 void check(const TriangularSolvePlan& plan);
@@ -166,11 +191,13 @@ using WorkspaceAllocator = std::function<void*(std::int64_t bytes)>;
 // Defined by the variant linked into _CUDAC: checks the plan, then queues its routine for
 // every matrix of the batch on `stream` (of the current device).
 void execute(const CholeskyPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace);
+void execute(const CholeskySolvePlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace);
 void execute(const LuFactorPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace);
 void execute(const LuSolvePlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace);
 void execute(const QrPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace);
 void execute(const HouseholderProductPlan& plan, torch_core::StreamHandle stream,
              const WorkspaceAllocator& workspace);
+void execute(const HouseholderApplyPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace);
 void execute(const EighPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace);
 void execute(const SvdPlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace);
 void execute(const TriangularSolvePlan& plan, torch_core::StreamHandle stream, const WorkspaceAllocator& workspace);

@@ -1,6 +1,7 @@
 // The CUDA slots of stock ATen's linear-algebra DispatchStubs (cholesky_stub,
-// lu_factor_stub, lu_solve_stub, geqrf_stub, orgqr_stub, linalg_eigh_stub, svd_stub,
-// triangular_solve_stub: cuBLAS's trsm), in
+// cholesky_inverse_stub, lu_factor_stub, lu_solve_stub, geqrf_stub, orgqr_stub,
+// ormqr_stub, lstsq_stub, linalg_eigh_stub, svd_stub, triangular_solve_stub: cuBLAS's
+// trsm) and _cholesky_solve_helper's CUDA kernel, in
 // both variants: each describes its tensors as a solver_plan.h plan and hands it to the
 // variant's executor on the current stream. Stock's structured kernels around them
 // (linalg_cholesky_ex, linalg_lu_factor_ex, linalg_lu_solve, _linalg_solve_ex,
@@ -31,6 +32,7 @@
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/where.h>
 #include <c10/util/Exception.h>
+#include <torch/library.h>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/solver_plan.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
@@ -126,6 +128,35 @@ void cholesky(const at::Tensor& input, const at::Tensor& info, bool upper) {
   run(plan, input);
 }
 
+// X = A^-1 B for a Cholesky factor of A (potrs) into `b`, the factor broadcast over b's batch.
+void cholesky_solve_into(const at::Tensor& factor, const at::Tensor& b, bool upper) {
+  if (b.numel() == 0) return;
+  std::vector<int64_t> factor_shape(b.sizes().begin(), b.sizes().end() - 2);
+  factor_shape.insert(factor_shape.end(), {factor.size(-2), factor.size(-1)});
+  CholeskySolvePlan plan{scalar_type_of(b), upper ? Triangle::kUpper : Triangle::kLower,
+                         matrices(factor.expand(factor_shape)), matrices(b)};
+  run(plan, b);
+}
+
+// _cholesky_solve_helper's CUDA kernel (stock's _cholesky_solve_helper_cuda): cholesky_solve
+// has broadcast the batches; potrs reports only invalid arguments, so there is no info.
+at::Tensor cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, bool upper) {
+  at::Tensor x = column_major_copy(self);
+  cholesky_solve_into(column_major_copy(A), x, upper);
+  return x;
+}
+
+// The inverse from a Cholesky factor (stock's cuSOLVER path): potrs against the identity.
+// `infos` stays as it is: potrs reports no failure of the matrix.
+at::Tensor& cholesky_inverse(at::Tensor& result, at::Tensor& /*infos*/, bool upper) {
+  if (result.numel() == 0) return result;
+  const at::Tensor factor = column_major_copy(result);
+  result.fill_(0);
+  result.diagonal(0, -2, -1).fill_(1);
+  cholesky_solve_into(factor, result, upper);
+  return result;
+}
+
 void lu_factor(const at::Tensor& input, const at::Tensor& pivots, const at::Tensor& infos, bool compute_pivots) {
   if (input.numel() == 0) return;
   LuFactorPlan plan{scalar_type_of(input), compute_pivots, matrices(input), vectors(pivots), per_matrix(infos)};
@@ -172,12 +203,19 @@ at::Tensor& orgqr(at::Tensor& result, const at::Tensor& tau) {
   return result;
 }
 
-void linalg_eigh(const at::Tensor& values, const at::Tensor& vectors_, const at::Tensor& infos, bool upper,
-                 bool compute_vectors) {
-  if (vectors_.numel() == 0) return;
-  EighPlan plan{scalar_type_of(vectors_), upper ? Triangle::kUpper : Triangle::kLower, compute_vectors,
-                matrices(vectors_), vectors(values), per_matrix(infos)};
-  run(plan, vectors_);
+// ormqr_stub: op(Q) C or C op(Q), Q from geqrf's reflectors in `input` and `tau`, batches
+// as C's (expanded where they broadcast).
+void apply_q(const at::Tensor& input, const at::Tensor& tau, const at::Tensor& other, bool left, bool transpose) {
+  if (other.numel() == 0) return;
+  std::vector<int64_t> batch(other.sizes().begin(), other.sizes().end() - 2);
+  std::vector<int64_t> input_shape = batch, tau_shape = batch;
+  input_shape.insert(input_shape.end(), {input.size(-2), input.size(-1)});
+  tau_shape.push_back(tau.size(-1));
+  const Operation operation =
+      !transpose ? Operation::kNone : other.is_complex() ? Operation::kConjugateTranspose : Operation::kTranspose;
+  HouseholderApplyPlan plan{scalar_type_of(other), left, operation, matrices(input.expand(input_shape)),
+                            vectors(tau.expand(tau_shape)), matrices(other)};
+  run(plan, other);
 }
 
 void triangular_solve(const at::Tensor& A, const at::Tensor& B, bool left, bool upper,
@@ -192,6 +230,38 @@ void triangular_solve(const at::Tensor& A, const at::Tensor& B, bool left, bool 
   TriangularSolvePlan plan{scalar_type_of(B), left, upper ? Triangle::kUpper : Triangle::kLower,
                            operation_of(transpose), unitriangular, matrices(memory.expand(a_shape)), matrices(B)};
   run(plan, B);
+}
+
+// lstsq_stub: stock's "gels" on CUDA (linalg_lstsq_gels, the only driver CUDA takes):
+// QR of A, then Q^H B and R X = Q^H B for m >= n; for m < n the QR of A^H, R^H Z = B, the
+// rows below m zeroed, then X = Q Z. `b` (max(m, n) x nrhs, column-major, B's broadcast
+// batch) is overwritten by X; A's batch may broadcast against it. rank and singular values
+// are not computed by gels, and infos stay 0 (gels does not check the rank).
+void lstsq(const at::Tensor& a, at::Tensor& b, at::Tensor& /*rank*/, at::Tensor& /*singular_values*/,
+           at::Tensor& /*infos*/, double /*rcond*/, std::string /*driver_name*/) {
+  const int64_t m = a.size(-2), n = a.size(-1);
+  const at::Tensor qr = m >= n ? a : column_major_copy(a.mH());
+  std::vector<int64_t> tau_shape(qr.sizes().begin(), qr.sizes().end() - 1);
+  tau_shape.back() = std::min(m, n);
+  const at::Tensor tau = at::empty(tau_shape, a.options());
+  geqrf(qr, tau);
+  if (m >= n) {
+    apply_q(qr, tau, b, /*left=*/true, /*transpose=*/true);
+    triangular_solve(qr, b, /*left=*/true, /*upper=*/true, at::native::TransposeType::NoTranspose, false);
+    return;
+  }
+  const auto adjoint = a.is_complex() ? at::native::TransposeType::ConjTranspose : at::native::TransposeType::Transpose;
+  triangular_solve(qr, b, /*left=*/true, /*upper=*/true, adjoint, false);
+  b.narrow(-2, m, n - m).zero_();
+  apply_q(qr, tau, b, /*left=*/true, /*transpose=*/false);
+}
+
+void linalg_eigh(const at::Tensor& values, const at::Tensor& vectors_, const at::Tensor& infos, bool upper,
+                 bool compute_vectors) {
+  if (vectors_.numel() == 0) return;
+  EighPlan plan{scalar_type_of(vectors_), upper ? Triangle::kUpper : Triangle::kLower, compute_vectors,
+                matrices(vectors_), vectors(values), per_matrix(infos)};
+  run(plan, vectors_);
 }
 
 // --- SVD --------------------------------------------------------------------------------
@@ -280,8 +350,14 @@ const bool registered = [] {
   set_slot(at::native::linalg_eigh_stub, kCuda, &linalg_eigh);
   set_slot(at::native::svd_stub, kCuda, &svd);
   set_slot(at::native::triangular_solve_stub, kCuda, &triangular_solve);
+  set_slot(at::native::cholesky_inverse_stub, kCuda, &cholesky_inverse);
+  set_slot(at::native::ormqr_stub, kCuda, &apply_q);
+  set_slot(at::native::lstsq_stub, kCuda, &lstsq);
   return true;
 }();
+
+// _cholesky_solve_helper's CUDA entry is CUDA-specific (not a stub): registered by hand.
+TORCH_LIBRARY_IMPL(aten, CUDA, m) { m.impl("_cholesky_solve_helper", &cholesky_solve_helper); }
 
 }  // namespace
 }  // namespace torch_cuda::solver
