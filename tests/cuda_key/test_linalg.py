@@ -319,26 +319,29 @@ class ErrorsAreStocks(LinalgTestCase):
 
 class Gradients(LinalgTestCase):
     def test_backward_matches_the_cpu(self) -> None:
-        b = torch.randn(2, 4, 3, dtype=torch.float64)
-        functions: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
-            "cholesky": torch.linalg.cholesky,
-            "qr": lambda x: torch.linalg.qr(x).R,
-            "inv": torch.linalg.inv,
-            "det": torch.linalg.det,
-            "slogdet": lambda x: torch.linalg.slogdet(x).logabsdet,
-            "eigh": lambda x: torch.linalg.eigh(x).eigenvalues,
-            "svdvals": torch.linalg.svdvals,
-            "solve": lambda x: torch.linalg.solve(x, b.to(x.device)),
-            "pinv": torch.linalg.pinv,
-        }
-        a = positive_definite(2, 4, 4, dtype=torch.float64)
-        for name, fn in functions.items():
-            x, xc = a.clone().requires_grad_(), a.cuda().requires_grad_()
-            y, yc = fn(x), fn(xc)
-            g = torch.randn_like(y)
-            (expected,) = torch.autograd.grad(y, x, g)
-            (actual,) = torch.autograd.grad(yc, xc, g.cuda())
-            close(self, actual, expected, f"{name} backward")
+        # Complex gradients go through complex products (complex gemm plans) too.
+        for dtype in (torch.float64, torch.complex128):
+            b = torch.randn(2, 4, 3, dtype=dtype)
+            functions: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+                "cholesky": torch.linalg.cholesky,
+                "qr": lambda x: torch.linalg.qr(x).R,
+                "inv": torch.linalg.inv,
+                "det": torch.linalg.det,
+                "slogdet": lambda x: torch.linalg.slogdet(x).logabsdet,
+                "eigh": lambda x: torch.linalg.eigh(x).eigenvalues,
+                "svdvals": torch.linalg.svdvals,
+                "solve": lambda x, rhs=b: torch.linalg.solve(x, rhs.to(x.device)),
+                "pinv": torch.linalg.pinv,
+                "lstsq": lambda x, rhs=b: torch.linalg.lstsq(x, rhs.to(x.device)).solution,
+            }
+            a = positive_definite(2, 4, 4, dtype=dtype)
+            for name, fn in functions.items():
+                x, xc = a.clone().requires_grad_(), a.cuda().requires_grad_()
+                y, yc = fn(x), fn(xc)
+                g = torch.randn_like(y)
+                (expected,) = torch.autograd.grad(y, x, g)
+                (actual,) = torch.autograd.grad(yc, xc, g.cuda())
+                close(self, actual, expected, f"{name} backward {dtype}")
 
 
 @unittest.skipUnless(

@@ -258,5 +258,35 @@ class NativeOps(unittest.TestCase):
             torch.backends.cuda.matmul.allow_tf32 = False
         self.assertEqual((a.cuda() @ b.cuda()).unique().tolist(), [256.0 + 2.0**-4])
 
+    def test_complex_products_run_the_gemm_plan(self) -> None:
+        # complex64 and complex128 products are complex gemms (complex alpha and beta);
+        # conjugate views are materialised first, so a.mH @ b agrees with the CPU.
+        torch_cuda.set_fallback_policy("error")
+        for dtype, tolerance in ((torch.complex64, {"rtol": 1e-4, "atol": 1e-4}),
+                                 (torch.complex128, {})):
+            a, b = torch.randn(4, 3, dtype=dtype), torch.randn(4, 5, dtype=dtype)
+            c = torch.randn(3, 5, dtype=dtype)
+            views = {"plain": lambda t: t, "conj": lambda t: t.conj(),
+                     "stored transposed": lambda t: t.mT.contiguous().mT}
+            for name, view in views.items():
+                torch.testing.assert_close((view(a.cuda()).mH @ b.cuda()).cpu(), view(a).mH @ b,
+                                           msg=lambda m, n=name, d=dtype: f"{d} {n}: {m}",
+                                           **tolerance)
+            for alpha, beta in ((1, 0), (2 - 1j, 0.5 + 2j), (1j, 1)):
+                torch.testing.assert_close(
+                    torch.addmm(c.cuda(), a.cuda().mT, b.cuda(), beta=beta, alpha=alpha).cpu(),
+                    torch.addmm(c, a.mT, b, beta=beta, alpha=alpha), **tolerance)
+                x, y, z = (torch.randn(2, *s, dtype=dtype) for s in ((3, 4), (4, 5), (3, 5)))
+                torch.testing.assert_close(
+                    torch.baddbmm(z.cuda(), x.cuda(), y.cuda(), beta=beta, alpha=alpha).cpu(),
+                    torch.baddbmm(z, x, y, beta=beta, alpha=alpha), **tolerance)
+                v, w = torch.randn(4, dtype=dtype), torch.randn(3, dtype=dtype)
+                scale = {"beta": beta, "alpha": alpha}
+                on_device = torch.addmv(w.cuda(), a.cuda().mT, v.cuda().conj(), **scale)
+                expected = torch.addmv(w, a.mT, v.conj(), **scale)
+                torch.testing.assert_close(on_device.cpu(), expected, **tolerance)
+        self.assertEqual(torch_cuda.fallback_counts(), {})
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -66,6 +67,12 @@ void host_checks() {
   c = blas::math_config(blas::DType::kBFloat16, strict);
   check(c.data_type == CUDA_R_16BF && (c.math_mode & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION),
         "bf16 without reduced-precision reduction: DISALLOW_REDUCED_PRECISION_REDUCTION");
+  c = blas::math_config(blas::DType::kComplex64, loose);
+  check(c.data_type == CUDA_C_32F && c.scale_type == CUDA_C_32F && c.compute_type == CUBLAS_COMPUTE_32F_FAST_TF32,
+        "complex64 with allow_tf32: complex data and scale, CUBLAS_COMPUTE_32F_FAST_TF32");
+  c = blas::math_config(blas::DType::kComplex128, loose);
+  check(c.data_type == CUDA_C_64F && c.scale_type == CUDA_C_64F && c.compute_type == CUBLAS_COMPUTE_64F,
+        "complex128: complex double data and scale, CUBLAS_COMPUTE_64F");
   strict.allow_fp16_reduced_precision_reduction = true;
   c = blas::math_config(blas::DType::kBFloat16, strict);
   check(c.math_mode & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, "the bf16 knob is separate from fp16's");
@@ -275,6 +282,58 @@ void check_gemms(blas::DType dtype, double tol, cudaStream_t stream, const std::
   }
 }
 
+// complex128 gemm (A stored transposed, padded leading dimensions) and gemv (a gemm with
+// n == 1) with complex alpha and beta, against a host reference in std::complex.
+void check_complex_gemm(cudaStream_t stream) {
+  using Z = std::complex<double>;
+  const std::int64_t m = 5, n = 4, k = 6, pad = 2;
+  blas::Gemm g;
+  g.dtype = blas::DType::kComplex128, g.trans_a = true, g.m = m, g.n = n, g.k = k;
+  g.lda = m + pad, g.ldb = n + pad, g.ldc = n + pad;
+  g.alpha = 1.5, g.alpha_imag = -0.5, g.beta = 0.25, g.beta_imag = 2.0;
+  auto complex_vector = [](std::size_t size) {
+    std::vector<Z> v(size);
+    for (auto& x : v) x = Z(next_uniform(), next_uniform());
+    return v;
+  };
+  const std::vector<Z> a = complex_vector(k * g.lda), b = complex_vector(k * g.ldb), c = complex_vector(m * g.ldc);
+  std::vector<Z> want = c;
+  const Z alpha(g.alpha, g.alpha_imag), beta(g.beta, g.beta_imag);
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      Z acc = 0;
+      for (std::int64_t p = 0; p < k; ++p) acc += a[p * g.lda + i] * b[p * g.ldb + j];
+      want[i * g.ldc + j] = alpha * acc + beta * c[i * g.ldc + j];
+    }
+  }
+  gpu_test::DeviceBuffer<Z> da(a), db(b), dc(c);
+  g.a = da.get(), g.b = db.get(), g.c = dc.get();
+  blas::gemm(g, stream);
+  gpu_test::cuda_ok(cudaStreamSynchronize(stream), "sync");
+  const std::vector<Z> got = dc.to_host();
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
+  check(worst < 1e-12, "complex128 gemm with complex alpha and beta (" + std::to_string(worst) + ")");
+
+  blas::Gemv v;
+  v.dtype = blas::DType::kComplex128, v.m = m, v.n = k, v.lda = k, v.incx = 1, v.incy = 1;
+  v.alpha = 0.5, v.alpha_imag = 1.0;
+  const std::vector<Z> va = complex_vector(m * k), x = complex_vector(k);
+  std::vector<Z> ywant(m);
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t p = 0; p < k; ++p) ywant[i] += va[i * k + p] * x[p];
+    ywant[i] *= Z(v.alpha, v.alpha_imag);
+  }
+  gpu_test::DeviceBuffer<Z> dva(va), dx(x), dy(std::vector<Z>(m, Z(NAN, NAN)));  // beta 0: y is not read
+  v.a = dva.get(), v.x = dx.get(), v.y = dy.get();
+  blas::gemv(v, stream);
+  gpu_test::cuda_ok(cudaStreamSynchronize(stream), "sync");
+  const std::vector<Z> ygot = dy.to_host();
+  worst = 0;
+  for (std::int64_t i = 0; i < m; ++i) worst = std::max(worst, std::abs(ygot[i] - ywant[i]));
+  check(worst < 1e-12, "complex128 gemv (a gemm) with complex alpha (" + std::to_string(worst) + ")");
+}
+
 // cublasLtMatmul with each epilogue: row-major C (m x n) = epilogue(alpha op(A) op(B) +
 // bias[column]), every transpose, A at a 4-byte offset (the heuristic must not assume 256).
 template <typename T, typename ToT, typename FromT>
@@ -351,6 +410,7 @@ void device_checks(cudaStream_t stream) {
   blas::set_matmul_precision(strict);
   check_gemms<float>(blas::DType::kFloat32, 1e-5, stream, "fp32");
   check_gemms<double>(blas::DType::kFloat64, 1e-12, stream, "fp64");
+  check_complex_gemm(stream);
 
   // TF32 accepted: the same fp32 gemms within TF32's ~1e-3 relative error.
   blas::MatmulPrecision tf32 = strict;

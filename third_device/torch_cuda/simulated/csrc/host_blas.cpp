@@ -3,7 +3,8 @@
 // op(A) / op(B) through the transposes and leading dimensions, batch strides (0
 // broadcasts), beta == 0 not reading C, alpha and beta in the scale type, accumulation in
 // the compute type (float for CUBLAS_COMPUTE_32F, with inputs rounded to TF32 when
-// allow_tf32 asks for CUBLAS_COMPUTE_32F_FAST_TF32; double for 64F); cuBLASLt's bias
+// allow_tf32 asks for CUBLAS_COMPUTE_32F_FAST_TF32; double for 64F; the complex types in
+// complex<float> and complex<double>, with complex alpha and beta); cuBLASLt's bias
 // epilogues add the bias per row of D in the compute type, then apply ReLU or GELU (the
 // tanh approximation), then round once. Each plan is recorded under the call it stands in
 // for (library_calls.h).
@@ -14,6 +15,7 @@
 
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
+#include <c10/util/complex.h>
 
 #include "third_device/torch_cuda/simulated/csrc/library_calls.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm_plan.h"
@@ -38,8 +40,23 @@ float round_to_tf32(float value) {
 template <typename T, typename Acc>
 Acc load(const void* base, std::int64_t index, bool tf32) {
   const Acc value = static_cast<Acc>(static_cast<const T*>(base)[index]);
-  if constexpr (std::is_same_v<Acc, float>) return tf32 ? round_to_tf32(value) : value;
-  else return value;
+  if constexpr (std::is_same_v<Acc, float>) {
+    return tf32 ? round_to_tf32(value) : value;
+  } else if constexpr (std::is_same_v<Acc, c10::complex<float>>) {
+    return tf32 ? Acc(round_to_tf32(value.real()), round_to_tf32(value.imag())) : value;
+  } else {
+    return value;
+  }
+}
+
+// alpha or beta in the accumulation type: complex for the complex types.
+template <typename Acc>
+Acc scalar(double real, double imag) {
+  if constexpr (c10::is_complex<Acc>::value) {
+    return Acc(static_cast<typename Acc::value_type>(real), static_cast<typename Acc::value_type>(imag));
+  } else {
+    return static_cast<Acc>(real);
+  }
 }
 
 // op(M)(row, col) of a column-major matrix with leading dimension ld.
@@ -50,8 +67,8 @@ std::int64_t at(bool trans, std::int64_t row, std::int64_t col, int ld) {
 // alpha * op(A) op(B) in Acc, handed to finish(element of C, row, value) per element.
 template <typename T, typename Acc, typename Finish>
 void gemm_typed(const GemmPlan& p, Finish finish) {
-  const bool tf32 = std::is_same_v<T, float> && p.precision.allow_tf32;
-  const Acc alpha = static_cast<Acc>(p.alpha);
+  const bool tf32 = (std::is_same_v<T, float> || std::is_same_v<T, c10::complex<float>>) && p.precision.allow_tf32;
+  const Acc alpha = scalar<Acc>(p.alpha, p.alpha_imag);
   for (int batch = 0; batch < p.batch; ++batch) {
     const auto* a = static_cast<const T*>(p.a) + batch * p.stride_a;
     const auto* b = static_cast<const T*>(p.b) + batch * p.stride_b;
@@ -70,7 +87,7 @@ void gemm_typed(const GemmPlan& p, Finish finish) {
 
 template <typename T, typename Acc>
 void gemm_typed(const GemmPlan& p) {
-  const Acc beta = static_cast<Acc>(p.beta);
+  const Acc beta = scalar<Acc>(p.beta, p.beta_imag);
   gemm_typed<T, Acc>(p, [beta](T& out, std::int64_t, Acc value) {
     // beta == 0: C is not read (NaN or inf there does not propagate).
     out = static_cast<T>(beta == Acc(0) ? value : value + beta * static_cast<Acc>(out));
@@ -117,6 +134,8 @@ void run_gemm(const GemmPlan& p) {
     case DType::kFloat64: return gemm_typed<double, double>(p);
     case DType::kFloat16: return gemm_typed<c10::Half, float>(p);
     case DType::kBFloat16: return gemm_typed<c10::BFloat16, float>(p);
+    case DType::kComplex64: return gemm_typed<c10::complex<float>, c10::complex<float>>(p);
+    case DType::kComplex128: return gemm_typed<c10::complex<double>, c10::complex<double>>(p);
   }
 }
 
@@ -126,6 +145,8 @@ void run_lt_matmul(const LtMatmulPlan& plan) {
     case DType::kFloat64: return lt_matmul_typed<double, double>(plan);
     case DType::kFloat16: return lt_matmul_typed<c10::Half, float>(plan);
     case DType::kBFloat16: return lt_matmul_typed<c10::BFloat16, float>(plan);
+    case DType::kComplex64:
+    case DType::kComplex128: break;  // plan_gemm_and_bias refuses them
   }
 }
 

@@ -11,12 +11,13 @@
 // _addmm_activation is addmm then relu_ or gelu_(approximate="tanh"), as stock's CUDA
 // kernel (the CPU's uses the exact GELU). TunableOp does not tune the cuBLASLt call yet.
 //
-// Cases outside float/double/half/bfloat16 and mixed dtypes or devices fall back to the
-// CPU (with torch's own errors for bad shapes). An empty inner dimension needs no library
+// Cases outside float/double/half/bfloat16/complex64/complex128 and mixed dtypes or
+// devices fall back to the CPU (with torch's own errors for bad shapes). Conjugate views
+// are materialised (stock's cuBLAS calls take a conjugate transpose as CUBLAS_OP_C
+// instead). An empty inner dimension needs no library
 // call: the product is zero, so the result is beta * self (zeros when beta is 0).
 // The out= overloads (and so addmm_, baddbmm_, addmv_) compute the functional result and
 // write it out with the structured kernels' checks.
-// Not yet: complex types.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -59,6 +60,10 @@ std::optional<blas::DType> blas_dtype(c10::ScalarType type) {
       return blas::DType::kFloat16;
     case c10::kBFloat16:
       return blas::DType::kBFloat16;
+    case c10::kComplexFloat:
+      return blas::DType::kComplex64;
+    case c10::kComplexDouble:
+      return blas::DType::kComplex128;
     default:
       return std::nullopt;
   }
@@ -94,6 +99,12 @@ bool native(std::initializer_list<const at::Tensor*> tensors) {
   return true;
 }
 
+// Complex alpha and beta scale complex products only (a real one falls back, and raises
+// there as stock does).
+bool scalars_fit(const at::Tensor& self, const c10::Scalar& beta, const c10::Scalar& alpha) {
+  return self.is_complex() || (!beta.isComplex() && !alpha.isComplex());
+}
+
 // A matrix (the last two dimensions of `t`) as gemm.h takes it: row-major with leading
 // dimension ld, or stored transposed (column-major) with trans; otherwise a contiguous
 // copy. `matrix` keeps the storage alive.
@@ -104,6 +115,8 @@ struct Operand {
 };
 
 Operand as_operand(const at::Tensor& t) {
+  // A conjugate (or negative) view is materialised: the plans have no conjugating op.
+  if (t.is_conj() || t.is_neg()) return as_operand(t.resolve_conj().resolve_neg());
   const int64_t rows = t.size(-2), cols = t.size(-1);
   const int64_t rs = t.stride(-2), cs = t.stride(-1);
   if (cs == 1 && rs >= std::max<int64_t>(1, cols)) return {t, false, rs};
@@ -114,9 +127,9 @@ Operand as_operand(const at::Tensor& t) {
 
 // An empty inner dimension: A B is zero, so C = beta * C.
 void scale_by_beta(const at::Tensor& c, const c10::Scalar& beta) {
-  if (beta.toDouble() == 0.0) {
+  if (beta.toComplexDouble() == 0.0) {
     c.zero_();
-  } else if (beta.toDouble() != 1.0) {
+  } else if (beta.toComplexDouble() != 1.0) {
     c.mul_(beta);
   }
 }
@@ -124,7 +137,7 @@ void scale_by_beta(const at::Tensor& c, const c10::Scalar& beta) {
 // The row-major description of C = alpha * A B + beta * C (the last two dimensions; c is
 // contiguous). `oa` and `ob` keep the operands' storage alive.
 blas::Gemm describe_gemm(const at::Tensor& c, const Operand& oa, const Operand& ob, int64_t k,
-                         const c10::Scalar& alpha, double beta) {
+                         const c10::Scalar& alpha, const c10::Scalar& beta) {
   blas::Gemm g;
   g.dtype = *blas_dtype(c.scalar_type());
   g.trans_a = oa.trans;
@@ -138,8 +151,11 @@ blas::Gemm describe_gemm(const at::Tensor& c, const Operand& oa, const Operand& 
   g.ldb = ob.ld;
   g.c = c.data_ptr();
   g.ldc = std::max<int64_t>(1, g.n);
-  g.alpha = alpha.toDouble();
-  g.beta = beta;
+  const c10::complex<double> a = alpha.toComplexDouble(), b = beta.toComplexDouble();
+  g.alpha = a.real();
+  g.alpha_imag = a.imag();
+  g.beta = b.real();
+  g.beta_imag = b.imag();
   return g;
 }
 
@@ -149,7 +165,7 @@ void run_gemm(const at::Tensor& c, const at::Tensor& a, const at::Tensor& b, con
   if (a.size(-1) == 0) return scale_by_beta(c, beta);
   const bool batched = c.dim() == 3;
   const Operand oa = as_operand(a), ob = as_operand(b);
-  const blas::Gemm g = describe_gemm(c, oa, ob, a.size(-1), alpha, beta.toDouble());
+  const blas::Gemm g = describe_gemm(c, oa, ob, a.size(-1), alpha, beta);
   const blas::GemmPlan plan =
       batched ? blas::plan_gemm(g, precision(), c.size(0), oa.matrix.stride(0), ob.matrix.stride(0), c.stride(0))
               : blas::plan_gemm(g, precision());
@@ -173,7 +189,8 @@ bool use_lt(const at::Tensor& self, const at::Tensor& mat2, const c10::Scalar& b
     const char* value = std::getenv("DISABLE_ADDMM_CUDA_LT");
     return value != nullptr && std::strcmp(value, "1") == 0;
   }();
-  return !disabled && beta.toComplexDouble() == 1.0 && self.dim() == 1 && self.size(0) == mat2.size(1) &&
+  return !disabled && !self.is_complex() && beta.toComplexDouble() == 1.0 && self.dim() == 1 &&
+         self.size(0) == mat2.size(1) &&
          self.is_contiguous() && mat2.size(0) > 1 && mat2.size(1) > 1;
 }
 
@@ -181,7 +198,7 @@ bool use_lt(const at::Tensor& self, const at::Tensor& mat2, const c10::Scalar& b
 void run_gemm_and_bias(const at::Tensor& out, const at::Tensor& mat1, const at::Tensor& mat2,
                        const at::Tensor& bias, const c10::Scalar& alpha, blas::Epilogue epilogue) {
   const Operand oa = as_operand(mat1), ob = as_operand(mat2);
-  const blas::Gemm g = describe_gemm(out, oa, ob, mat1.size(1), alpha, 0.0);
+  const blas::Gemm g = describe_gemm(out, oa, ob, mat1.size(1), alpha, 0);
   blas::execute(blas::plan_gemm_and_bias(g, precision(), bias.const_data_ptr(), epilogue), current_stream(out));
 }
 
@@ -198,7 +215,7 @@ at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
 bool addmm_native(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta,
                   const c10::Scalar& alpha) {
   return native({&self, &mat1, &mat2}) && mat1.dim() == 2 && mat2.dim() == 2 && mat1.size(1) == mat2.size(0) &&
-         self.dim() <= 2 && !beta.isComplex() && !alpha.isComplex();
+         self.dim() <= 2 && scalars_fit(self, beta, alpha);
 }
 
 // addmm, then `activation` unless the product is empty (stock returns beta * self then).
@@ -247,8 +264,8 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
 at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
                    const c10::Scalar& beta, const c10::Scalar& alpha) {
   if (!native({&self, &batch1, &batch2}) || batch1.dim() != 3 || batch2.dim() != 3 ||
-      batch1.size(0) != batch2.size(0) || batch1.size(2) != batch2.size(1) || self.dim() > 3 || beta.isComplex() ||
-      alpha.isComplex()) {
+      batch1.size(0) != batch2.size(0) || batch1.size(2) != batch2.size(1) || self.dim() > 3 ||
+      !scalars_fit(self, beta, alpha)) {
     return fall_back<at::_ops::baddbmm>(self, batch1, batch2, beta, alpha);
   }
   const c10::DeviceGuard guard(self.device());
@@ -262,7 +279,8 @@ void run_gemv(const at::Tensor& y, const at::Tensor& mat, const at::Tensor& vec,
               const c10::Scalar& alpha) {
   if (vec.size(0) == 0) return scale_by_beta(y, beta);
   const Operand om = as_operand(mat);
-  const at::Tensor x = vec.stride(0) > 0 ? vec : vec.contiguous();
+  const at::Tensor resolved = vec.resolve_conj().resolve_neg();
+  const at::Tensor x = resolved.stride(0) > 0 ? resolved : resolved.contiguous();
   blas::Gemv g;
   g.dtype = *blas_dtype(y.scalar_type());
   // gemv.h takes A as stored: (rows x cols) row-major, or its transpose with trans.
@@ -275,8 +293,11 @@ void run_gemv(const at::Tensor& y, const at::Tensor& mat, const at::Tensor& vec,
   g.incx = x.stride(0);
   g.y = y.data_ptr();
   g.incy = 1;
-  g.alpha = alpha.toDouble();
-  g.beta = beta.toDouble();
+  const c10::complex<double> a = alpha.toComplexDouble(), b = beta.toComplexDouble();
+  g.alpha = a.real();
+  g.alpha_imag = a.imag();
+  g.beta = b.real();
+  g.beta_imag = b.imag();
   if (blas::gemv_is_gemm(g)) {
     blas::execute(blas::plan_gemv_as_gemm(g, precision()), current_stream(y));
   } else {
@@ -297,7 +318,7 @@ at::Tensor mv(const at::Tensor& self, const at::Tensor& vec) {
 at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec, const c10::Scalar& beta,
                  const c10::Scalar& alpha) {
   if (!native({&self, &mat, &vec}) || mat.dim() != 2 || vec.dim() != 1 || mat.size(1) != vec.size(0) ||
-      self.dim() > 1 || beta.isComplex() || alpha.isComplex()) {
+      self.dim() > 1 || !scalars_fit(self, beta, alpha)) {
     return fall_back<at::_ops::addmv>(self, mat, vec, beta, alpha);
   }
   // addmv's structured meta check, which this kernel stands in for.

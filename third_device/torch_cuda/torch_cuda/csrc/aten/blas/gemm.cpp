@@ -11,16 +11,22 @@ namespace {
 
 cublasOperation_t op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
-// alpha and beta in the scale type (host pointer mode).
+// alpha and beta in the scale type (host pointer mode): real, or complex as (real,
+// imaginary) pairs, as cuComplex and cuDoubleComplex lay them out.
 struct Scalars {
-  float f[2];
-  double d[2];
-  const void* alpha(const MathConfig& config) const { return config.scale_type == CUDA_R_64F ? &d[0] : static_cast<const void*>(&f[0]); }
-  const void* beta(const MathConfig& config) const { return config.scale_type == CUDA_R_64F ? &d[1] : static_cast<const void*>(&f[1]); }
+  float f[4];
+  double d[4];
+  bool wide(const MathConfig& config) const {
+    return config.scale_type == CUDA_R_64F || config.scale_type == CUDA_C_64F;
+  }
+  const void* alpha(const MathConfig& config) const { return wide(config) ? &d[0] : static_cast<const void*>(&f[0]); }
+  const void* beta(const MathConfig& config) const { return wide(config) ? &d[2] : static_cast<const void*>(&f[2]); }
 };
 
-Scalars scalars(double alpha, double beta) {
-  return {{static_cast<float>(alpha), static_cast<float>(beta)}, {alpha, beta}};
+Scalars scalars(const GemmPlan& p) {
+  return {{static_cast<float>(p.alpha), static_cast<float>(p.alpha_imag), static_cast<float>(p.beta),
+           static_cast<float>(p.beta_imag)},
+          {p.alpha, p.alpha_imag, p.beta, p.beta_imag}};
 }
 
 cublasHandle_t prepared_handle(const MathConfig& config, cudaStream_t stream) {
@@ -40,6 +46,13 @@ MathConfig math_config(DType dtype, const MatmulPrecision& precision) {
       return {CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_DEFAULT_MATH};
     case DType::kFloat64:
       return {CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_DEFAULT_MATH};
+    case DType::kComplex64:  // as float: allow_tf32 applies (stock's Cgemm on its handle's math mode)
+      if (precision.allow_tf32) {
+        return {CUDA_C_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_C_32F, CUBLAS_TF32_TENSOR_OP_MATH};
+      }
+      return {CUDA_C_32F, CUBLAS_COMPUTE_32F, CUDA_C_32F, CUBLAS_DEFAULT_MATH};
+    case DType::kComplex128:
+      return {CUDA_C_64F, CUBLAS_COMPUTE_64F, CUDA_C_64F, CUBLAS_DEFAULT_MATH};
     case DType::kFloat16:
       return {CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F,
               precision.allow_fp16_reduced_precision_reduction
@@ -58,7 +71,7 @@ void execute(const GemmPlan& p, torch_core::StreamHandle stream_handle) {
   if (p.m == 0 || p.n == 0 || p.batch == 0) return;
   const auto stream = static_cast<cudaStream_t>(stream_handle);
   const MathConfig config = math_config(p.dtype, p.precision);
-  const Scalars s = scalars(p.alpha, p.beta);
+  const Scalars s = scalars(p);
   cublasHandle_t handle = prepared_handle(config, stream);
   if (p.batch == 1) {
     TORCH_CUDABLAS_CHECK(cublasGemmEx(handle, op(p.trans_a), op(p.trans_b), p.m, p.n, p.k, s.alpha(config), p.a,

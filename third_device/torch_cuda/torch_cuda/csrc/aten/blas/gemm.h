@@ -5,6 +5,7 @@
 //   float     allow_tf32 -> CUBLAS_COMPUTE_32F_FAST_TF32 and CUBLAS_TF32_TENSOR_OP_MATH,
 //             otherwise CUBLAS_COMPUTE_32F with CUBLAS_DEFAULT_MATH (full fp32)
 //   double    CUBLAS_COMPUTE_64F
+//   complex   as float (complex64) and double (complex128), with complex alpha and beta
 //   half/bf16 fp32 accumulation (CUBLAS_COMPUTE_32F, float alpha/beta); without
 //             allow_{fp16,bf16}_reduced_precision_reduction the math mode adds
 //             CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION

@@ -32,6 +32,8 @@ void check_matrix(const char* name, std::int64_t rows, std::int64_t cols, std::i
 
 }  // namespace
 
+bool is_complex(DType dtype) { return dtype == DType::kComplex64 || dtype == DType::kComplex128; }
+
 MatmulPrecision matmul_precision() {
   MatmulPrecision precision;
   precision.allow_tf32 = g_allow_tf32.load();
@@ -105,12 +107,15 @@ GemmPlan plan_gemm(const Gemm& g, const MatmulPrecision& precision, std::int64_t
   plan.batch = static_cast<int>(batch);
   plan.alpha = g.alpha;
   plan.beta = g.beta;
+  plan.alpha_imag = g.alpha_imag;
+  plan.beta_imag = g.beta_imag;
   return plan;
 }
 
 LtMatmulPlan plan_gemm_and_bias(const Gemm& g, const MatmulPrecision& precision, const void* bias,
                                 Epilogue epilogue) {
   require(g.beta == 0.0, "gemm_and_bias: beta must be 0 (the bias takes C's place)");
+  require(!is_complex(g.dtype), "gemm_and_bias: cuBLASLt's bias epilogues are for real types");
   require(bias != nullptr || g.m == 0 || g.n == 0, "gemm_and_bias: bias is null");
   LtMatmulPlan plan;
   // Transposed as plan_gemm: C^T's rows are C's columns, so the bias (one per column of C)
@@ -123,7 +128,7 @@ LtMatmulPlan plan_gemm_and_bias(const Gemm& g, const MatmulPrecision& precision,
 
 bool gemv_is_gemm(const Gemv& g) {
   const std::int64_t len_x = g.trans ? g.m : g.n;
-  return g.dtype == DType::kFloat16 || g.dtype == DType::kBFloat16 || len_x == 0;
+  return g.dtype == DType::kFloat16 || g.dtype == DType::kBFloat16 || is_complex(g.dtype) || len_x == 0;
 }
 
 GemmPlan plan_gemv_as_gemm(const Gemv& g, const MatmulPrecision& precision) {
@@ -143,6 +148,8 @@ GemmPlan plan_gemv_as_gemm(const Gemv& g, const MatmulPrecision& precision) {
   as_gemm.ldc = g.incy;
   as_gemm.alpha = g.alpha;
   as_gemm.beta = g.beta;
+  as_gemm.alpha_imag = g.alpha_imag;
+  as_gemm.beta_imag = g.beta_imag;
   return plan_gemm(as_gemm, precision);
 }
 

@@ -24,7 +24,9 @@
 
 namespace torch_cuda::blas {
 
-enum class DType { kFloat32, kFloat64, kFloat16, kBFloat16 };
+enum class DType { kFloat32, kFloat64, kFloat16, kBFloat16, kComplex64, kComplex128 };
+
+bool is_complex(DType dtype);
 
 // torch.backends.cuda.matmul's knobs, with torch's defaults.
 struct MatmulPrecision {
@@ -52,6 +54,9 @@ struct Gemm {
   std::int64_t ldc = 0;
   double alpha = 1.0;
   double beta = 0.0;
+  // The imaginary parts of alpha and beta (complex dtypes only).
+  double alpha_imag = 0.0;
+  double beta_imag = 0.0;
 };
 
 // Checks a Gemm without touching the GPU.
@@ -71,6 +76,8 @@ struct Gemv {
   std::int64_t incy = 1;
   double alpha = 1.0;
   double beta = 0.0;
+  double alpha_imag = 0.0;  // complex dtypes only (their gemv is a gemm)
+  double beta_imag = 0.0;
 };
 
 void check_gemv(const Gemv& args);
@@ -94,6 +101,7 @@ struct GemmPlan {
   std::int64_t stride_c = 0;
   int batch = 1;
   double alpha = 1.0, beta = 0.0;
+  double alpha_imag = 0.0, beta_imag = 0.0;  // complex dtypes only
 };
 
 // One cublas{S,D}gemv call, column-major: y = alpha * op(A) x + beta * y with A (rows x
@@ -114,8 +122,9 @@ struct GemvPlan {
 // The plans of a row-major request. Strides are in elements; batch 1 for one gemm.
 GemmPlan plan_gemm(const Gemm& args, const MatmulPrecision& precision, std::int64_t batch = 1,
                    std::int64_t stride_a = 0, std::int64_t stride_b = 0, std::int64_t stride_c = 0);
-// A gemv is a GemvPlan for float and double, a gemm with n == 1 for half and bfloat16
-// (cuBLAS has no half gemv; ATen does the same) and for an empty x (k == 0 scales y).
+// A gemv is a GemvPlan for float and double, a gemm with n == 1 for half, bfloat16 and the
+// complex types (cuBLAS has no half gemv; ATen does the same) and for an empty x (k == 0
+// scales y).
 bool gemv_is_gemm(const Gemv& args);
 GemmPlan plan_gemv_as_gemm(const Gemv& args, const MatmulPrecision& precision);
 GemvPlan plan_gemv(const Gemv& args);

@@ -21,6 +21,10 @@ const char* type_name(const GemmPlan& plan) {
       return "Half";
     case DType::kBFloat16:
       return "BFloat16";
+    case DType::kComplex64:
+      return "c10::complex<float>";
+    case DType::kComplex128:
+      return "c10::complex<double>";
     case DType::kFloat32:
       break;
   }
@@ -38,7 +42,7 @@ char op_char(bool trans, bool upper) {
 double time_default(const GemmPlan& plan, const at::Tensor& c, torch_core::StreamHandle stream) {
   const TuningContext& context = TuningContext::get();
   at::Tensor scratch = at::empty_like(c);
-  if (plan.beta != 0.0) scratch.copy_(c);  // beta != 0 reads C
+  if (plan.beta != 0.0 || plan.beta_imag != 0.0) scratch.copy_(c);  // beta != 0 reads C
   GemmPlan trial = plan;
   trial.c = scratch.data_ptr();
   torch_core::DeviceRuntime& runtime = backend().runtime();
