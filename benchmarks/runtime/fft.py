@@ -12,15 +12,10 @@ Usage: bazel run -c opt //benchmarks/runtime:fft [-- --runs 5]
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
-try:
-    torch_cuda = importlib.import_module("torch_cuda")
-except ImportError:  # stock CUDA torch
-    torch_cuda = None
+import timing  # first: it imports torch_cuda before torch
 import torch
-from timing import device_ms, fallbacks_per_call, parser_with_runs
 
 Transform = Callable[[torch.Tensor], torch.Tensor]
 
@@ -44,35 +39,20 @@ TRANSFORMS: dict[str, tuple[Transform, tuple[int, ...], torch.dtype]] = {
 }
 
 
-def call_ms(device: str, name: str, runs: int) -> float:
-    transform, shape, dtype = TRANSFORMS[name]
-    torch.manual_seed(0)
-    x = torch.randn(shape, dtype=dtype, device=device)
-    return device_ms(lambda: transform(x), device, runs)
+def case(transform: Transform, shape: tuple[int, ...], dtype: torch.dtype) -> timing.Case:
+    def on(device: str) -> Callable[[], object]:
+        torch.manual_seed(0)
+        x = torch.randn(shape, dtype=dtype, device=device)
+        return lambda: transform(x)
+
+    return on
 
 
 def main() -> None:
-    args = parser_with_runs(__doc__).parse_args()
+    args = timing.parser_with_runs(__doc__).parse_args()
     torch.set_num_threads(args.threads)
-    if torch_cuda is None:
-        key = "stock CUDA torch"
-    else:
-        torch_cuda.set_fallback_policy("allow")
-        key = f"CUDA key ({torch_cuda.build_info().variant})"
-    print(f"| transform | CPU ms | {key} ms | ratio | fallback calls |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    for name in TRANSFORMS:
-        baseline = call_ms("cpu", name, args.runs)
-        fallbacks = "n/a"
-        if torch_cuda is not None:
-            torch_cuda.reset_fallback_counts()
-        cuda = call_ms("cuda", name, args.runs)
-        if torch_cuda is not None:
-            fallbacks = fallbacks_per_call(torch_cuda, args.runs)
-        print(f"| {name} | {baseline:.2f} | {cuda:.3f} | {cuda / baseline:.2f}x | {fallbacks} |")
-    device = torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU"
-    print(f"\nmedian of {args.runs} calls after a warm-up call; torch {torch.__version__}, "
-          f"{torch.get_num_threads()} intra-op threads; device: {device}")
+    cases = {name: case(*spec) for name, spec in TRANSFORMS.items()}
+    timing.compare_with_cpu("transform", cases, args.runs)
 
 
 if __name__ == "__main__":

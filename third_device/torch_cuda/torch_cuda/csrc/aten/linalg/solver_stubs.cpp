@@ -31,6 +31,7 @@
 #include <ATen/ops/nan_to_num.h>
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/where.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 #include <torch/library.h>
 
@@ -141,6 +142,7 @@ void cholesky_solve_into(const at::Tensor& factor, const at::Tensor& b, bool upp
 // _cholesky_solve_helper's CUDA kernel (stock's _cholesky_solve_helper_cuda): cholesky_solve
 // has broadcast the batches; potrs reports only invalid arguments, so there is no info.
 at::Tensor cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, bool upper) {
+  const c10::DeviceGuard guard(self.device());  // a registration of our own: no generated guard
   at::Tensor x = column_major_copy(self);
   cholesky_solve_into(column_major_copy(A), x, upper);
   return x;
