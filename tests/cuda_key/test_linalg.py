@@ -263,6 +263,27 @@ class LayoutsAndOutputs(LinalgTestCase):
         torch.linalg.qr(a.cuda(), out=(q, r))
         close(self, r, torch.linalg.qr(a).R, "qr out=")
 
+    @unittest.skipUnless(torch.cuda.device_count() >= 2, "needs two devices")
+    def test_second_device_while_the_first_is_current(self) -> None:
+        # Each call runs on its tensors' device (their stream and handle), not the current.
+        a = positive_definite(2, 4, 4, dtype=torch.float64)
+        b = torch.randn(2, 4, 3, dtype=torch.float64)
+        factor = torch.linalg.cholesky(a)
+        with torch.cuda.device(0):
+            on_second = {
+                "cholesky_solve": torch.cholesky_solve(b.to("cuda:1"), factor.to("cuda:1")),
+                "solve": torch.linalg.solve(a.to("cuda:1"), b.to("cuda:1")),
+                "svdvals": torch.linalg.svdvals(a.to("cuda:1")),
+            }
+        expected = {
+            "cholesky_solve": torch.cholesky_solve(b, factor),
+            "solve": torch.linalg.solve(a, b),
+            "svdvals": torch.linalg.svdvals(a),
+        }
+        for name, actual in on_second.items():
+            self.assertEqual(actual.device, torch.device("cuda:1"), name)
+            close(self, actual, expected[name], f"{name} on cuda:1")
+
     def test_empty_and_one_by_one(self) -> None:
         for shape in ((0, 0), (3, 0, 0), (1, 1), (2, 1, 1)):
             a = torch.ones(*shape, dtype=torch.float64) * 4
