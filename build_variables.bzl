@@ -347,6 +347,7 @@ torch_core_engine_sources = [
     "torch_core/csrc/aten/engine/engine_device_kernels.cpp",
     "torch_core/csrc/aten/engine/index_copy_stub_kernels.cpp",
     "torch_core/csrc/aten/engine/index_put_accumulate.cpp",
+    "torch_core/csrc/aten/engine/cross_stub_kernel.cpp",
     "torch_core/csrc/aten/engine/isin_stub_kernel.cpp",
     "torch_core/csrc/aten/engine/iterator_loop.cpp",
     "torch_core/csrc/aten/engine/kernel_engine.cpp",

@@ -151,6 +151,14 @@ class ReductionsAndIndexing(OpLayerCase):
             with self.assertRaisesRegex(RuntimeError, f"index {bad} is out of bounds"):
                 torch.gather(x.to(DEVICE), 0, torch.tensor([[bad]], device=DEVICE)).cpu()
 
+    def test_cross(self) -> None:
+        for dtype in (torch.float32, torch.float64, torch.complex64, torch.int64):
+            a, b = (torch.randn(4, 3, 5) * 5).to(dtype), (torch.randn(1, 3, 5) * 5).to(dtype)
+            self.check(lambda x, y: torch.linalg.cross(x, y, dim=1), a, b)  # b broadcasts
+            self.check(lambda x, y: torch.cross(x, y, dim=1), a, b.expand_as(a))
+            self.check(lambda x, y: torch.linalg.cross(x, y), a.mT, b.mT)
+        self.check(lambda x, y: torch.linalg.cross(x, y), torch.randn(4, 2), torch.randn(4, 2))
+
     def test_bincount_and_histc(self) -> None:
         x = torch.tensor([0, 3, 3, 7, 1, 0, 3])
         for dtype in (torch.uint8, torch.int8, torch.int32, torch.int64):

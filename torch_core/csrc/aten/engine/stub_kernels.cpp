@@ -329,6 +329,7 @@ void fill_stubs(c10::DeviceType t) {
   fill_activation_stubs(t);
   fill_loss_stubs(t);
   fill_isin_stub(t);
+  fill_cross_stub(t);
   fill_unfold_backward_stub(t);
 }
 

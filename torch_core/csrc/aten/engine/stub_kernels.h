@@ -38,6 +38,8 @@ void fill_math_stubs(c10::DeviceType device_type);
 void fill_loss_stubs(c10::DeviceType device_type);
 // Fills isin_default_stub (isin_stub_kernel.cpp).
 void fill_isin_stub(c10::DeviceType device_type);
+// Fills cross_stub (cross_stub_kernel.cpp).
+void fill_cross_stub(c10::DeviceType device_type);
 // Fills torch.nn.functional's other activation stubs (activation_stub_kernels.cpp).
 void fill_activation_stubs(c10::DeviceType device_type);
 // Fills take_stub, put_stub, index_fill_stub and index_copy_stub
