@@ -115,7 +115,8 @@ void host_checks() {
                                    solver::Operation::kNone, false, solver::Matrices{&scratch, 3, 3, 3, {0}},
                                    solver::Matrices{&scratch, 2, 4, 2, {0}}};
   expect_invalid([&] { solver::check(trsm); }, "from the right", "trsm from the right with mismatched sizes");
-  check(solver::element_size(solver::ScalarType::kComplexDouble) == 16, "complex128 is 16 bytes an element");
+  check(solver::is_complex(solver::ScalarType::kComplexFloat) && !solver::is_complex(solver::ScalarType::kDouble),
+        "complex64 is complex, double is not");
 }
 
 // ---- device -------------------------------------------------------------------------------

@@ -45,14 +45,9 @@ void with_type(ScalarType type, F&& f) {
   throw std::invalid_argument("cuSOLVER: unknown scalar type");
 }
 
+// The real type of T (T itself, or a complex type's parts).
 template <typename T>
-struct Real {
-  using type = T;
-};
-template <typename T>
-struct Real<c10::complex<T>> {
-  using type = T;
-};
+using Real = typename c10::scalar_value_type<T>::type;
 
 // What the real executor calls for `type`: `library` + S/D/C/Z + the routine.
 std::string call_name(ScalarType type, const char* library, const char* real_routine, const char* complex_routine) {
@@ -179,7 +174,7 @@ bool finite(const T* a, std::int64_t count) {
 
 template <typename T>
 void svd(const SvdPlan& plan) {
-  using R = typename Real<T>::type;
+  using R = Real<T>;
   const std::int64_t m = plan.a.rows, n = plan.a.cols, k = std::min(m, n);
   const bool full = plan.full_matrices && plan.driver != SvdDriver::kGesvda;
   const auto batch = static_cast<std::int64_t>(plan.a.offsets.size());
@@ -313,7 +308,7 @@ void execute(const EighPlan& plan, torch_core::StreamHandle stream, const Worksp
   const std::string call = call_name(plan.type, "cusolverDn", "syevd", "heevd");
   queue(plan, plan.a, call, stream, [](auto tag, const EighPlan& p) {
     using T = decltype(tag);
-    using R = typename Real<T>::type;
+    using R = Real<T>;
     at::Tensor a = gather<T>(p.a);
     at::Tensor values =
         at::empty({static_cast<std::int64_t>(p.a.offsets.size()), p.a.rows}, c10::CppTypeToScalarType<R>::value);

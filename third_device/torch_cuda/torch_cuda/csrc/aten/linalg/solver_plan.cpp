@@ -51,16 +51,6 @@ void check_square(const char* plan, const Matrices& a) {
 
 bool is_complex(ScalarType type) { return type == ScalarType::kComplexFloat || type == ScalarType::kComplexDouble; }
 
-std::int64_t element_size(ScalarType type) {
-  switch (type) {
-    case ScalarType::kFloat: return 4;
-    case ScalarType::kDouble: return 8;
-    case ScalarType::kComplexFloat: return 8;
-    case ScalarType::kComplexDouble: return 16;
-  }
-  throw std::invalid_argument("cuSOLVER: unknown scalar type");
-}
-
 void check(const CholeskyPlan& plan) {
   const std::size_t batch = plan.a.offsets.size();
   check_matrices("potrf", "A", plan.a, batch);

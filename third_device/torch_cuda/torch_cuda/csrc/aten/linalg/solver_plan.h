@@ -4,9 +4,9 @@
 // batches of column-major matrices and vectors (stock's layouts: the structured kernels'
 // meta functions make them batched column-major) and hand a plan to an executor:
 //   real       linalg/cusolver_executor.cpp: cuSOLVER's dense API (cusolverDn<t>potrf,
-//              potrs, getrf, getrs, geqrf, orgqr/ungqr, ormqr/unmqr, syevd/heevd, gesvd, gesvdj,
-//              gesvdaStridedBatched) and cuBLAS's trsm, looping over the batch on the
-//              current stream
+//              potrs, getrf, getrs, geqrf, orgqr/ungqr, ormqr/unmqr, syevd/heevd, gesvd,
+//              gesvdj, gesvdaStridedBatched) and cuBLAS's trsm, looping over the batch on
+//              the current stream
 //   simulated  simulated/csrc/host_solver.cpp: the same LAPACK routines on the host, with
 //              cuSOLVER's documented semantics (what each reads and writes, 1-based
 //              pivots, infos), so a wrong leading dimension or offset fails in CI.
@@ -26,8 +26,6 @@ enum class Operation : std::int8_t { kNone, kTranspose, kConjugateTranspose };  
 enum class SvdDriver : std::int8_t { kGesvd, kGesvdj, kGesvda };
 
 bool is_complex(ScalarType type);
-// Bytes of one element (a complex value is one element).
-std::int64_t element_size(ScalarType type);
 
 // A batch of column-major matrices in device memory: element (i, j) of matrix b lies
 // offsets[b] + i + j * ld elements after data.
