@@ -601,6 +601,9 @@ torch_cuda_solver_plan_headers = [
 torch_cuda_cusolver_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/cusolver_executor.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/cusolver_handle.cpp",
+]
+
+torch_cuda_cusolver_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/cusolver_handle.h",
 ]
 

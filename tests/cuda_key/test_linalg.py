@@ -10,6 +10,7 @@ tests/gpu:cusolver_test."""
 
 from __future__ import annotations
 
+import threading
 import unittest
 import warnings
 from collections.abc import Callable
@@ -363,6 +364,26 @@ class Gradients(LinalgTestCase):
                 (expected,) = torch.autograd.grad(y, x, g)
                 (actual,) = torch.autograd.grad(yc, xc, g.cuda())
                 close(self, actual, expected, f"{name} backward {dtype}")
+
+
+class SolverHandle(LinalgTestCase):
+    @unittest.skipUnless(RECORDED, "the real variant has a cuSOLVER handle (next test)")
+    def test_simulated_variant_has_no_solver_handle(self) -> None:
+        with self.assertRaisesRegex(
+            RuntimeError, "simulated variant of torch_cuda has no cuSOLVER"
+        ):
+            torch.cuda.current_solver_handle()
+
+    @unittest.skipIf(RECORDED, "the simulated variant has no cuSOLVER: its solvers run on the host")
+    def test_current_solver_handle_is_the_threads(self) -> None:
+        handle = torch.cuda.current_solver_handle()
+        self.assertNotEqual(handle, 0)
+        self.assertEqual(torch.cuda.current_solver_handle(), handle)
+        other: list[int] = []
+        thread = threading.Thread(target=lambda: other.append(torch.cuda.current_solver_handle()))
+        thread.start()
+        thread.join()
+        self.assertNotEqual(other, [handle])  # a thread leases its own
 
 
 @unittest.skipUnless(

@@ -46,6 +46,12 @@ std::uintptr_t current_blas_handle(torch_core::StreamHandle /*stream*/) {
       "GEMMs run the same plans on the host); install the real variant on a GPU machine");
 }
 
+std::uintptr_t current_solver_handle(torch_core::StreamHandle /*stream*/) {
+  throw std::runtime_error(
+      "torch.cuda.current_solver_handle: the simulated variant of torch_cuda has no cuSOLVER (its "
+      "solvers run the same plans on the host); install the real variant on a GPU machine");
+}
+
 // The host executor holds no workspace.
 void clear_blas_workspaces() {}
 

@@ -1,6 +1,7 @@
 """torch._C's cuBLAS names (stock: torch/csrc/cuda/Module.cpp over at::cuda's handle
 pool): the workspace sizes torch.backends.cuda.cublas_workspace_size and
-cublaslt_workspace_size set, the current handle, and giving the workspaces back."""
+cublaslt_workspace_size set, the current handle, and giving the workspaces back; and the
+current cuSOLVER handle."""
 
 from __future__ import annotations
 
@@ -41,6 +42,10 @@ def build(C: ModuleType) -> Names:
     @names.export
     def _cuda_getCurrentBlasHandle() -> int:
         return int(C._current_blas_handle())
+
+    @names.export
+    def _cuda_getCurrentSolverHandle() -> int:
+        return int(C._current_solver_handle())
 
     @names.export
     def _cuda_clearCublasWorkspaces() -> None:

@@ -88,6 +88,9 @@ PROVIDED: dict[str, str] = {
     "_cuda_getCurrentBlasHandle": (
         "_CUDAC._current_blas_handle (cublasHandle_t; the simulated variant refuses: no cuBLAS)"
     ),
+    "_cuda_getCurrentSolverHandle": (
+        "_CUDAC._current_solver_handle (cusolverDnHandle_t; the simulated variant refuses)"
+    ),
     "_cuda_get_cudnn_benchmark_limit": "a stored limit (no cuDNN)",
     "_cuda_set_cudnn_benchmark_limit": "stores the limit",
     "_cuda_sleep": "_CUDAC._spin (a spin kernel), simulated variant: _CUDAC._sleep",

@@ -10,6 +10,7 @@
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_handle.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_engine.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/cusolver_handle.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_runtime.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
 
@@ -57,6 +58,10 @@ long cudart_version() { return CUDART_VERSION; }
 
 std::uintptr_t current_blas_handle(torch_core::StreamHandle stream) {
   return reinterpret_cast<std::uintptr_t>(blas::current_handle(static_cast<cudaStream_t>(stream)));
+}
+
+std::uintptr_t current_solver_handle(torch_core::StreamHandle stream) {
+  return reinterpret_cast<std::uintptr_t>(solver::current_handle(static_cast<cudaStream_t>(stream)));
 }
 
 void clear_blas_workspaces() { blas::clear_workspaces(); }

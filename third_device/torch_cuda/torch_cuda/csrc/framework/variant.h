@@ -32,6 +32,9 @@ long cudart_version();
 // The calling thread's cuBLAS handle for the current device, bound to `stream`
 // (torch.cuda.current_blas_handle); throws where the variant has no cuBLAS.
 std::uintptr_t current_blas_handle(torch_core::StreamHandle stream);
+// The calling thread's cuSOLVER handle for the current device, bound to `stream`
+// (torch.cuda.current_solver_handle); throws where the variant has no cuSOLVER.
+std::uintptr_t current_solver_handle(torch_core::StreamHandle stream);
 // Gives the cuBLAS workspaces back (torch._C._cuda_clearCublasWorkspaces).
 void clear_blas_workspaces();
 

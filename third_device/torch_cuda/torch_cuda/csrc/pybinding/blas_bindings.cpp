@@ -50,6 +50,10 @@ void bind_blas(py::module_& m, torch_core::Backend& backend) {
     const c10::DeviceIndex device = b->current_device();
     return variant::current_blas_handle(b->streams().current_handle(device));
   }, "The calling thread's cuBLAS handle (a cublasHandle_t) bound to the current stream.");
+  m.def("_current_solver_handle", [b] {
+    const c10::DeviceIndex device = b->current_device();
+    return variant::current_solver_handle(b->streams().current_handle(device));
+  }, "The calling thread's cuSOLVER handle (a cusolverDnHandle_t) bound to the current stream.");
   m.def("_clear_blas_workspaces", [] {
     py::gil_scoped_release no_gil;
     variant::clear_blas_workspaces();
