@@ -134,6 +134,17 @@ void scale_by_beta(const at::Tensor& c, const c10::Scalar& beta) {
   }
 }
 
+// alpha and beta into a Gemm or Gemv: real and imaginary parts (the latter read for complex
+// dtypes only).
+template <typename Args>
+void set_scalars(Args& args, const c10::Scalar& alpha, const c10::Scalar& beta) {
+  const c10::complex<double> a = alpha.toComplexDouble(), b = beta.toComplexDouble();
+  args.alpha = a.real();
+  args.alpha_imag = a.imag();
+  args.beta = b.real();
+  args.beta_imag = b.imag();
+}
+
 // The row-major description of C = alpha * A B + beta * C (the last two dimensions; c is
 // contiguous). `oa` and `ob` keep the operands' storage alive.
 blas::Gemm describe_gemm(const at::Tensor& c, const Operand& oa, const Operand& ob, int64_t k,
@@ -151,11 +162,7 @@ blas::Gemm describe_gemm(const at::Tensor& c, const Operand& oa, const Operand& 
   g.ldb = ob.ld;
   g.c = c.data_ptr();
   g.ldc = std::max<int64_t>(1, g.n);
-  const c10::complex<double> a = alpha.toComplexDouble(), b = beta.toComplexDouble();
-  g.alpha = a.real();
-  g.alpha_imag = a.imag();
-  g.beta = b.real();
-  g.beta_imag = b.imag();
+  set_scalars(g, alpha, beta);
   return g;
 }
 
@@ -293,11 +300,7 @@ void run_gemv(const at::Tensor& y, const at::Tensor& mat, const at::Tensor& vec,
   g.incx = x.stride(0);
   g.y = y.data_ptr();
   g.incy = 1;
-  const c10::complex<double> a = alpha.toComplexDouble(), b = beta.toComplexDouble();
-  g.alpha = a.real();
-  g.alpha_imag = a.imag();
-  g.beta = b.real();
-  g.beta_imag = b.imag();
+  set_scalars(g, alpha, beta);
   if (blas::gemv_is_gemm(g)) {
     blas::execute(blas::plan_gemv_as_gemm(g, precision()), current_stream(y));
   } else {

@@ -87,6 +87,20 @@ Vectors vectors(const at::Tensor& t) {
   return Vectors{t.data_ptr(), t.size(-1), batch_offsets(t, 1)};
 }
 
+// `t`'s matrices (inner_dims 2) or vectors (1) expanded over the batch dimensions of the
+// matrices `like`: a factorisation or reflectors serving every matrix they broadcast to.
+at::Tensor over_batch_of(const at::Tensor& t, const at::Tensor& like, int64_t inner_dims) {
+  std::vector<int64_t> shape(like.sizes().begin(), like.sizes().end() - 2);
+  shape.insert(shape.end(), t.sizes().end() - inner_dims, t.sizes().end());
+  return t.expand(shape);
+}
+
+// Batched identity matrices (or their first columns) in place.
+void fill_identity(const at::Tensor& t) {
+  t.fill_(0);
+  t.diagonal(0, -2, -1).fill_(1);
+}
+
 // One int32 a matrix (info): all of `t`'s dimensions are batch dimensions.
 Vectors per_matrix(const at::Tensor& t) { return vectors(t.unsqueeze(-1)); }
 
@@ -132,10 +146,8 @@ void cholesky(const at::Tensor& input, const at::Tensor& info, bool upper) {
 // X = A^-1 B for a Cholesky factor of A (potrs) into `b`, the factor broadcast over b's batch.
 void cholesky_solve_into(const at::Tensor& factor, const at::Tensor& b, bool upper) {
   if (b.numel() == 0) return;
-  std::vector<int64_t> factor_shape(b.sizes().begin(), b.sizes().end() - 2);
-  factor_shape.insert(factor_shape.end(), {factor.size(-2), factor.size(-1)});
   CholeskySolvePlan plan{scalar_type_of(b), upper ? Triangle::kUpper : Triangle::kLower,
-                         matrices(factor.expand(factor_shape)), matrices(b)};
+                         matrices(over_batch_of(factor, b, 2)), matrices(b)};
   run(plan, b);
 }
 
@@ -153,8 +165,7 @@ at::Tensor cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, bo
 at::Tensor& cholesky_inverse(at::Tensor& result, at::Tensor& /*infos*/, bool upper) {
   if (result.numel() == 0) return result;
   const at::Tensor factor = column_major_copy(result);
-  result.fill_(0);
-  result.diagonal(0, -2, -1).fill_(1);
+  fill_identity(result);
   cholesky_solve_into(factor, result, upper);
   return result;
 }
@@ -177,13 +188,8 @@ void lu_factor(const at::Tensor& input, const at::Tensor& pivots, const at::Tens
 
 void lu_solve(const at::Tensor& lu, const at::Tensor& pivots, const at::Tensor& b, at::native::TransposeType trans) {
   if (b.numel() == 0) return;
-  // A factorisation serves every right-hand side its batch broadcasts to.
-  std::vector<int64_t> lu_shape(b.sizes().begin(), b.sizes().end() - 2);
-  std::vector<int64_t> pivots_shape = lu_shape;
-  lu_shape.insert(lu_shape.end(), {lu.size(-2), lu.size(-1)});
-  pivots_shape.push_back(pivots.size(-1));
-  LuSolvePlan plan{scalar_type_of(b), operation_of(trans), matrices(lu.expand(lu_shape)),
-                   vectors(pivots.expand(pivots_shape)), matrices(b)};
+  LuSolvePlan plan{scalar_type_of(b), operation_of(trans), matrices(over_batch_of(lu, b, 2)),
+                   vectors(over_batch_of(pivots, b, 1)), matrices(b)};
   run(plan, b);
 }
 
@@ -196,8 +202,7 @@ void geqrf(const at::Tensor& input, const at::Tensor& tau) {
 at::Tensor& orgqr(at::Tensor& result, const at::Tensor& tau) {
   if (result.numel() == 0) return result;
   if (tau.size(-1) == 0) {  // no reflectors: the first columns of the identity
-    result.fill_(0);
-    result.diagonal(0, -2, -1).fill_(1);
+    fill_identity(result);
     return result;
   }
   HouseholderProductPlan plan{scalar_type_of(result), matrices(result), vectors(tau)};
@@ -209,14 +214,10 @@ at::Tensor& orgqr(at::Tensor& result, const at::Tensor& tau) {
 // as C's (expanded where they broadcast).
 void apply_q(const at::Tensor& input, const at::Tensor& tau, const at::Tensor& other, bool left, bool transpose) {
   if (other.numel() == 0) return;
-  std::vector<int64_t> batch(other.sizes().begin(), other.sizes().end() - 2);
-  std::vector<int64_t> input_shape = batch, tau_shape = batch;
-  input_shape.insert(input_shape.end(), {input.size(-2), input.size(-1)});
-  tau_shape.push_back(tau.size(-1));
   const Operation operation =
       !transpose ? Operation::kNone : other.is_complex() ? Operation::kConjugateTranspose : Operation::kTranspose;
-  HouseholderApplyPlan plan{scalar_type_of(other), left, operation, matrices(input.expand(input_shape)),
-                            vectors(tau.expand(tau_shape)), matrices(other)};
+  HouseholderApplyPlan plan{scalar_type_of(other), left, operation, matrices(over_batch_of(input, other, 2)),
+                            vectors(over_batch_of(tau, other, 1)), matrices(other)};
   run(plan, other);
 }
 
@@ -227,10 +228,9 @@ void triangular_solve(const at::Tensor& A, const at::Tensor& B, bool left, bool 
   // (linalg_solve_triangular passes one) comes with `upper` and `transpose` describing
   // that memory, A^T.
   const at::Tensor memory = A.size(-2) <= 1 || A.stride(-2) == 1 ? A : A.mT();
-  std::vector<int64_t> a_shape(B.sizes().begin(), B.sizes().end() - 2);
-  a_shape.insert(a_shape.end(), {memory.size(-2), memory.size(-1)});
   TriangularSolvePlan plan{scalar_type_of(B), left, upper ? Triangle::kUpper : Triangle::kLower,
-                           operation_of(transpose), unitriangular, matrices(memory.expand(a_shape)), matrices(B)};
+                           operation_of(transpose), unitriangular, matrices(over_batch_of(memory, B, 2)),
+                           matrices(B)};
   run(plan, B);
 }
 
