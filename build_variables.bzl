@@ -435,6 +435,11 @@ torch_cuda_cuda_check_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h",
 ]
 
+# The per-thread pool of library handles (cuBLAS's, cuSOLVER's); library-free.
+torch_cuda_handle_pool_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/framework/handle_pool.h",
+]
+
 # The runtime over cudart (host C++, compiled by the C++ toolchain).
 torch_cuda_cuda_runtime_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_device_checks.h",

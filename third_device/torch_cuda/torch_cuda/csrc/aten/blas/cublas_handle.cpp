@@ -3,13 +3,12 @@
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/cublas_check.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/workspace_size.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/handle_pool.h"
 
 namespace torch_cuda::blas {
 namespace {
@@ -26,50 +25,23 @@ using WorkspaceKey = std::tuple<cublasHandle_t, cudaStream_t, WorkspaceUse>;
 
 struct Pool {
   std::mutex mutex;
-  std::unordered_map<int, std::vector<cublasHandle_t>> idle;  // by device
   std::map<WorkspaceKey, Workspace> workspaces;
-  std::size_t created = 0;
   WorkspaceAllocator allocator{};  // null functions: cudaMalloc and cudaFree
 };
 
-// Leaked on purpose (see the header): also keeps it alive for the thread-exit returns.
+// Leaked on purpose (see the header).
 Pool& pool() {
   static Pool* const instance = new Pool;
   return *instance;
 }
 
-// This thread's handles by device, back to the pool at thread exit.
-struct Lease {
-  std::unordered_map<int, cublasHandle_t> handles;
-  ~Lease() {
-    Pool& p = pool();
-    std::lock_guard<std::mutex> lock(p.mutex);
-    for (const auto& [device, handle] : handles) p.idle[device].push_back(handle);
-  }
-};
-
-cublasHandle_t lease_handle(int device) {
-  thread_local Lease lease;
-  auto found = lease.handles.find(device);
-  if (found != lease.handles.end()) return found->second;
-  Pool& p = pool();
+cublasHandle_t create_handle() {
   cublasHandle_t handle = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(p.mutex);
-    auto& idle = p.idle[device];
-    if (!idle.empty()) {
-      handle = idle.back();
-      idle.pop_back();
-    }
-  }
-  if (handle == nullptr) {
-    TORCH_CUDABLAS_CHECK(cublasCreate(&handle));
-    std::lock_guard<std::mutex> lock(p.mutex);
-    ++p.created;
-  }
-  lease.handles.emplace(device, handle);
+  TORCH_CUDABLAS_CHECK(cublasCreate(&handle));
   return handle;
 }
+
+HandlePool<cublasHandle_t>& handles() { return HandlePool<cublasHandle_t>::get(&create_handle); }
 
 int compute_capability_major(int device) {
   int major = 0;
@@ -134,11 +106,7 @@ void clear_workspaces() {
   for (const auto& entry : taken) release(entry.second);
 }
 
-std::size_t created_handle_count() {
-  Pool& p = pool();
-  std::lock_guard<std::mutex> lock(p.mutex);
-  return p.created;
-}
+std::size_t created_handle_count() { return handles().created(); }
 
 namespace {
 
@@ -151,7 +119,7 @@ struct Bound {
 Bound bind(cudaStream_t stream) {
   int device = 0;
   TORCH_CUDA_CHECK(cudaGetDevice(&device));
-  cublasHandle_t handle = lease_handle(device);
+  cublasHandle_t handle = handles().lease(device);
   TORCH_CUDABLAS_CHECK(cublasSetStream(handle, stream));
   const int major = compute_capability_major(device);
   const std::size_t bytes = workspace_bytes(major);

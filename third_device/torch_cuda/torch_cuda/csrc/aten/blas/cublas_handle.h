@@ -1,11 +1,6 @@
-// cuBLAS handles: one per thread and device, bound to the caller's stream, each with a
-// workspace per stream (as ATen's getCurrentCUDABlasHandle).
-//
-// A handle is not thread-safe, and cublasSetStream on a shared one would race, so each
-// thread leases its own per device from a process-wide pool; a thread that exits gives
-// its handles back for the next thread rather than destroying them. The pool is never
-// destroyed: destroying handles at process exit races the CUDA driver's own teardown (as
-// ATen, which leaks them too).
+// cuBLAS handles: one per thread and device (framework/handle_pool.h: a process-wide pool
+// that threads lease from and give back to at exit), bound to the caller's stream, each
+// with a workspace per stream (as ATen's getCurrentCUDABlasHandle).
 //
 // The workspace (cublasSetWorkspace) is per (handle, stream): two streams sharing one
 // workspace could run kernels that use it at the same time. Its size is workspace_size.h's

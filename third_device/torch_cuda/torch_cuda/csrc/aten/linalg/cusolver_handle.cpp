@@ -1,12 +1,10 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/cusolver_handle.h"
 
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
-#include <unordered_map>
-#include <vector>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/handle_pool.h"
 
 namespace torch_cuda::solver {
 namespace {
@@ -25,42 +23,9 @@ const char* status_name(cusolverStatus_t status) {
   }
 }
 
-// Handles by device, idle ones in the pool and the calling thread's own in its lease.
-struct Pool {
-  std::mutex mutex;
-  std::unordered_map<int, std::vector<cusolverDnHandle_t>> idle;
-};
-
-Pool& pool() {
-  static Pool* const instance = new Pool;  // leaked on purpose (see the header)
-  return *instance;
-}
-
-struct Lease {
-  std::unordered_map<int, cusolverDnHandle_t> handles;
-  ~Lease() {
-    Pool& p = pool();
-    const std::lock_guard<std::mutex> lock(p.mutex);
-    for (const auto& [device, handle] : handles) p.idle[device].push_back(handle);
-  }
-};
-
-cusolverDnHandle_t lease_handle(int device) {
-  thread_local Lease lease;
-  const auto found = lease.handles.find(device);
-  if (found != lease.handles.end()) return found->second;
+cusolverDnHandle_t create_handle() {
   cusolverDnHandle_t handle = nullptr;
-  {
-    Pool& p = pool();
-    const std::lock_guard<std::mutex> lock(p.mutex);
-    auto& idle = p.idle[device];
-    if (!idle.empty()) {
-      handle = idle.back();
-      idle.pop_back();
-    }
-  }
-  if (handle == nullptr) check_cusolver(cusolverDnCreate(&handle), "cusolverDnCreate");
-  lease.handles.emplace(device, handle);
+  check_cusolver(cusolverDnCreate(&handle), "cusolverDnCreate");
   return handle;
 }
 
@@ -84,7 +49,7 @@ void check_cusolver(cusolverStatus_t status, const char* call) {
 cusolverDnHandle_t current_handle(cudaStream_t stream) {
   int device = 0;
   TORCH_CUDA_CHECK(cudaGetDevice(&device));
-  cusolverDnHandle_t handle = lease_handle(device);
+  cusolverDnHandle_t handle = HandlePool<cusolverDnHandle_t>::get(&create_handle).lease(device);
   check_cusolver(cusolverDnSetStream(handle, stream), "cusolverDnSetStream");
   return handle;
 }

@@ -1,8 +1,6 @@
 // cuSOLVER's dense handles (the real variant), as ATen's getCurrentCUDASolverDnHandle:
-// one per thread and device, bound to the caller's stream on every lease. A handle is not
-// thread-safe, so each thread leases its own from a process-wide pool; a thread that exits
-// gives its handles back for the next thread. The pool is never destroyed (destroying
-// handles at process exit races the driver's own teardown, as in ATen).
+// one per thread and device (framework/handle_pool.h), bound to the caller's stream on
+// every lease.
 #pragma once
 
 #include <cuda_runtime_api.h>
