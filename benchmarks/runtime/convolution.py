@@ -13,16 +13,14 @@ Usage: bazel run -c opt //benchmarks/runtime:convolution [-- --runs 5]
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
-try:
-    torch_cuda = importlib.import_module("torch_cuda")
-except ImportError:  # stock CUDA torch
-    torch_cuda = None
+import timing  # first: it imports torch_cuda before torch
 import torch
 import torch.nn.functional as F
 from timing import device_ms, fallbacks_per_call, parser_with_runs
+
+torch_cuda = timing.torch_cuda  # None under stock CUDA torch
 
 # name -> (input shape, weight shape, keyword arguments, transposed)
 SHAPES: dict[str, tuple[tuple[int, ...], tuple[int, ...], dict, bool]] = {

@@ -13,17 +13,12 @@ Usage: bazel run -c opt //benchmarks/runtime:training_step [-- --runs 5]
 
 from __future__ import annotations
 
-import importlib
-
-# torch_cuda is imported before torch (explicit activation of the CUDA key; the models
-# import torch).
-try:
-    torch_cuda = importlib.import_module("torch_cuda")
-except ImportError:  # stock CUDA torch
-    torch_cuda = None
+import timing  # first: it imports torch_cuda before torch (the models import torch)
 import torch
 import training_models
 from timing import device_ms, fallbacks_per_call, parser_with_runs
+
+torch_cuda = timing.torch_cuda  # None under stock CUDA torch
 
 
 def step_ms(device: str, runs: int) -> float:
