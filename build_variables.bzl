@@ -244,6 +244,7 @@ torch_core_simulated_device_python_sources = [
 # torch_core Python package: the device-module builder.
 torch_core_python_sources = [
     "torch_core/python/torch_core/__init__.py",
+    "torch_core/python/torch_core/cpp_extension.py",
     "torch_core/python/torch_core/device_module/__init__.py",
     "torch_core/python/torch_core/device_module/context.py",
     "torch_core/python/torch_core/device_module/devices.py",
@@ -255,6 +256,7 @@ torch_core_python_sources = [
     "torch_core/python/torch_core/exit_collection.py",
     "torch_core/python/torch_core/gpu_trace.py",
     "torch_core/python/torch_core/preload.py",
+    "torch_core/python/torch_core/setuptools_build.py",
 ]
 
 # The registration generator (the pinned wheel's torchgen over native_functions.yaml).
@@ -308,7 +310,9 @@ torch_core_engine_functor_headers = [
     "torch_core/csrc/aten/engine/elementwise_call.h",
     "torch_core/csrc/aten/engine/elementwise_dispatch.h",
     "torch_core/csrc/aten/engine/elementwise_functors.h",
+    "torch_core/csrc/aten/engine/functor_traits.h",
     "torch_core/csrc/aten/engine/functor_types.h",
+    "torch_core/csrc/aten/engine/host_elementwise_loop.h",
     "torch_core/csrc/aten/engine/index_call.h",
     "torch_core/csrc/aten/engine/index_loop.h",
     "torch_core/csrc/aten/engine/loss_functors.h",
@@ -416,6 +420,12 @@ torch_core_host_engine_sources = [
     "torch_core/csrc/aten/engine/host_engine.cpp",
 ]
 
+# A backend's C++ extensions: their elementwise kernels on a simulated device's host
+# engine (backend-generic; torch_cuda's gpu_kernel.h builds on it).
+torch_core_extension_headers = [
+    "torch_core/csrc/extension/host_kernel.h",
+]
+
 # torch_core host-loop kernels: DeviceKernels (copy, fill) for a device whose memory the
 # host addresses (torch_sim, torch_cuda's simulated variant).
 torch_core_host_loop_kernels_headers = [
@@ -518,6 +528,12 @@ torch_cuda_engine_kernel_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/engine/sort.cu",
     "third_device/torch_cuda/torch_cuda/csrc/aten/engine/reduce_arithmetic.cu",
     "third_device/torch_cuda/torch_cuda/csrc/aten/engine/reduce_comparison.cu",
+]
+
+# torch_cuda's C++ extension API, #included as <torch_cuda/gpu_kernel.h>: an extension's
+# elementwise functor as a GPU kernel (nvcc) or on the simulated device (host compiler).
+torch_cuda_extension_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/extension/gpu_kernel.h",
 ]
 
 torch_cuda_engine_kernel_headers = [
@@ -672,6 +688,7 @@ torch_python_cuda_real_sources = [
 # The torch_cuda Python package (RFC layout: backends/ and core/).
 torch_cuda_python_sources = [
     "third_device/torch_cuda/torch_cuda/__init__.py",
+    "third_device/torch_cuda/torch_cuda/cpp_extension.py",
     "third_device/torch_cuda/torch_cuda/_loader.py",
     "third_device/torch_cuda/torch_cuda/backends/__init__.py",
     "third_device/torch_cuda/torch_cuda/core/__init__.py",

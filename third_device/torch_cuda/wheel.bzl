@@ -64,6 +64,7 @@ def torch_cuda_wheel(name, extension, local_version = "", requires = [], **kwarg
         ] + requires,
         deps = [
             extension,
+            "//third_device/torch_cuda:extension_include_tree",
             "//third_device/torch_cuda:torch_cuda_activate.pth",
             "//third_device/torch_cuda:torch_cuda_py_lib",
         ],

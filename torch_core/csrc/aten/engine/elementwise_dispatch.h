@@ -18,19 +18,10 @@
 
 #include "torch_core/csrc/aten/engine/elementwise_call.h"
 #include "torch_core/csrc/aten/engine/elementwise_functors.h"
+#include "torch_core/csrc/aten/engine/functor_traits.h"
 #include "torch_core/csrc/aten/engine/operand_loop.h"
 
 namespace torch_core::engine {
-
-// A functor's result and argument types, read off its operator().
-template <typename F>
-struct functor_traits : functor_traits<decltype(&F::operator())> {};
-template <typename C, typename R, typename... A>
-struct functor_traits<R (C::*)(A...) const> {
-  using result = R;
-  using args = std::tuple<A...>;
-  static constexpr int arity = sizeof...(A);
-};
 
 namespace detail {
 

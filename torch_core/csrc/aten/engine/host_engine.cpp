@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <c10/core/ScalarType.h>
 
 #include "torch_core/csrc/aten/engine/elementwise_dispatch.h"
+#include "torch_core/csrc/aten/engine/host_elementwise_loop.h"
 #include "torch_core/csrc/aten/engine/index_loop.h"
 #include "torch_core/csrc/aten/engine/random_dispatch.h"
 #include "torch_core/csrc/aten/engine/reduce_dispatch.h"
@@ -22,47 +24,6 @@ namespace torch_core::engine {
 namespace {
 
 using Pointers = std::array<char*, kMaxOperands>;
-
-// One element: each input loaded from its own dtype as the functor's argument type, the
-// result stored as the output's dtype (gpu_kernel's dynamic casting).
-template <typename F, std::size_t... I>
-void apply_casting(const F& f, const std::array<c10::ScalarType, kMaxOperands>& dtypes, const Pointers& p,
-                   std::index_sequence<I...>) {
-  using traits = functor_traits<F>;
-  const auto result = f(c10::fetch_and_cast<std::tuple_element_t<I, typename traits::args>>(dtypes[I + 1], p[I + 1])...);
-  c10::cast_and_store<typename traits::result>(dtypes[0], p[0], result);
-}
-
-// The same without casts, when every operand already has the functor's type.
-template <typename F, std::size_t... I>
-void apply_direct(const F& f, const Pointers& p, std::index_sequence<I...>) {
-  using traits = functor_traits<F>;
-  using R = typename traits::result;
-  const R result = f(loop::detail::load<std::tuple_element_t<I, typename traits::args>>(p[I + 1])...);
-  loop::detail::store<R>(p[0], result);
-}
-
-template <typename T>
-bool has_type(c10::ScalarType dtype) {
-  return dtype == c10::CppTypeToScalarType<T>::value;
-}
-
-template <typename F, std::size_t... I>
-bool all_direct(const OperandLoop& d, std::index_sequence<I...>) {
-  using traits = functor_traits<F>;
-  return has_type<typename traits::result>(d.dtypes[0]) &&
-         (has_type<std::tuple_element_t<I, typename traits::args>>(d.dtypes[I + 1]) && ...);
-}
-
-template <typename F>
-void host_loop(const F& f, const OperandLoop& d) {
-  constexpr auto indices = std::make_index_sequence<functor_traits<F>::arity>{};
-  if (all_direct<F>(d, indices)) {
-    loop::for_each(d.loop, [&](Pointers& p) { apply_direct(f, p, indices); });
-  } else {
-    loop::for_each(d.loop, [&](Pointers& p) { apply_casting(f, d.dtypes, p, indices); });
-  }
-}
 
 // Stores a reduction's projected value: one output, or two (var_mean's var and mean).
 template <typename R>
@@ -230,7 +191,7 @@ struct HostExecutor {
     OperandLoop work = loop;
     launch(stream, [f, work]() mutable {
       work.bind_scalars();
-      host_loop(f, work);
+      host_elementwise_loop(f, work);
     });
   }
 
@@ -286,11 +247,24 @@ class HostKernelEngine final : public KernelEngine {
   const std::string name_;
 };
 
+// Each device type's launch function, for host_launch().
+std::array<std::atomic<HostLaunch>, static_cast<std::size_t>(c10::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES)>
+    host_launches{};
+
 }  // namespace
 
 void register_host_engine(c10::DeviceType device_type, HostLaunch launch) {
+  host_launches[static_cast<std::size_t>(device_type)].store(launch);
   // Leaked: the engine serves stub calls for the rest of the process.
   register_kernel_engine(device_type, new HostKernelEngine(device_type, launch));
+}
+
+HostLaunch host_launch(c10::DeviceType device_type) {
+  const HostLaunch launch = host_launches[static_cast<std::size_t>(device_type)].load();
+  TORCH_CHECK(launch != nullptr, "no host engine runs kernels on ", c10::DeviceTypeName(device_type, true),
+              " devices: a kernel compiled for the host (a C++ extension's source built without the device's ",
+              "compiler) cannot run there; build the extension for this backend's real variant");
+  return launch;
 }
 
 }  // namespace torch_core::engine

@@ -15,4 +15,10 @@ namespace torch_core::engine {
 // work on a stream of that device type's backend.
 void register_host_engine(c10::DeviceType device_type, HostLaunch launch);
 
+// The launch function the host engine of `device_type` queues with, for kernels compiled
+// outside torch_core (a backend's C++ extensions: torch_core/csrc/extension/host_kernel.h);
+// raises naming the device type where no host engine serves it (a real device, whose
+// extensions' kernels are compiled for it).
+HostLaunch host_launch(c10::DeviceType device_type);
+
 }  // namespace torch_core::engine
