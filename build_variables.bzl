@@ -536,6 +536,21 @@ torch_cuda_extension_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/extension/gpu_kernel.h",
 ]
 
+# The generated header stock's c10/cuda headers include, which the CPU wheel lacks;
+# #included as <c10/cuda/impl/cuda_cmake_macros.h>.
+torch_cuda_stock_cuda_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/extension/c10/cuda/impl/cuda_cmake_macros.h",
+]
+
+# c10::cuda's and at::cuda's functions under stock's names (the pinned torch's own
+# c10/cuda and ATen/cuda headers declare them), for extensions written for stock CUDA
+# torch; the real variant only.
+torch_cuda_stock_cuda_api_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/extension/stock_aten_cuda.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/extension/stock_c10_cuda.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/extension/stock_cuda_allocator.cpp",
+]
+
 torch_cuda_engine_kernel_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_executor.cuh",
     "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_kernels.h",

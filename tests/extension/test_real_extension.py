@@ -22,9 +22,23 @@ def runfile(variable: str) -> Path:
     return Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"] / os.environ[variable]
 
 
+def header_dir(variable: str) -> str:
+    """The directory of the headers a $(rootpaths) variable lists."""
+    first = os.environ[variable].split()[0]
+    return str((Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"] / first).parent)
+
+
 os.environ["TORCH_CUDA_NVCC"] = str(runfile("NVCC"))
 os.environ["TORCH_EXTENSIONS_DIR"] = str(Path(os.environ["TEST_TMPDIR"]) / "torch_extensions")
 JIT_LIBRARY = torch_cuda.cpp_extension.load("bias_gelu_real", [runfile("BIAS_GELU_SOURCE")])
+# Stock's ATen/cuda/CUDAContext.h includes cuBLAS's, cuSPARSE's and cuSOLVER's headers:
+# installed, the nvidia-* wheels put them beside nvcc's (nvidia/cu13/include); here they
+# are repositories of their own.
+STOCK_STYLE_LIBRARY = torch_cuda.cpp_extension.load(
+    "stock_style",
+    [runfile("STOCK_STYLE_SOURCE")],
+    extra_include_paths=[header_dir("CUBLAS_HEADERS"), header_dir("CUSOLVER_HEADERS")],
+)
 
 
 def kernels_by_arch(library: Path | str) -> dict[str, str]:
@@ -53,6 +67,16 @@ class RealVariantExtension(unittest.TestCase):
             self.assertTrue(
                 torch._C._dispatch_has_kernel_for_dispatch_key(f"bias_gelu_ext::{op}", "CUDA")
             )
+
+    def test_an_extension_written_for_stock_cuda_torch_builds_and_loads_unchanged(self) -> None:
+        # Loaded with RTLD_NOW: every c10::cuda / at::cuda symbol it uses resolved in the
+        # real _CUDAC. Without a GPU, c10::cuda::device_count() answers 0 as stock's does.
+        self.assertEqual(torch.ops.stock_style.cuda_device_count(), torch.cuda.device_count())
+        self.assertTrue(
+            torch._C._dispatch_has_kernel_for_dispatch_key("stock_style::scale", "CUDA")
+        )
+        for arch in CONFIGURED_ARCHS:
+            self.assertIn("scale_kernel", kernels_by_arch(STOCK_STYLE_LIBRARY).get(arch, ""))
 
     def test_both_builds_carry_the_functors_for_every_architecture(self) -> None:
         for library in (JIT_LIBRARY, runfile("BAZEL_LIBRARY")):
