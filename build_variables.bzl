@@ -549,6 +549,13 @@ torch_cuda_stock_cuda_api_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/extension/stock_aten_cuda.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/extension/stock_c10_cuda.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/extension/stock_cuda_allocator.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/extension/stable_abi_cudart.cpp",
+]
+
+# The stable C ABI's CUDA device, guard and stream entries (stock: libtorch_cuda), for
+# extensions built against the stable ABI alone; both variants.
+torch_cuda_stable_abi_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/extension/stable_abi_cuda.cpp",
 ]
 
 torch_cuda_engine_kernel_headers = [

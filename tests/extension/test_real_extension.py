@@ -40,6 +40,11 @@ STOCK_STYLE_LIBRARY = torch_cuda.cpp_extension.load(
     extra_include_paths=[header_dir("CUBLAS_HEADERS"), header_dir("CUSOLVER_HEADERS")],
 )
 
+# Built against the stable ABI alone: its CUDA entries resolve in the real _CUDAC too.
+torch_cuda.cpp_extension.load(
+    "stable_cuda", [runfile("STABLE_ABI_SOURCE")], extra_cflags=["-DTORCH_STABLE_ONLY", "-DUSE_CUDA"]
+)
+
 
 def kernels_by_arch(library: Path | str) -> dict[str, str]:
     """cuobjdump's resource usage: the kernel names of each architecture's SASS."""
@@ -77,6 +82,11 @@ class RealVariantExtension(unittest.TestCase):
         )
         for arch in CONFIGURED_ARCHS:
             self.assertIn("scale_kernel", kernels_by_arch(STOCK_STYLE_LIBRARY).get(arch, ""))
+
+    def test_a_stable_abi_extension_loads_beside_the_real_cudac(self) -> None:
+        self.assertTrue(
+            torch._C._dispatch_has_kernel_for_dispatch_key("stable_cuda::current_stream", "CUDA")
+        )
 
     def test_both_builds_carry_the_functors_for_every_architecture(self) -> None:
         for library in (JIT_LIBRARY, runfile("BAZEL_LIBRARY")):
