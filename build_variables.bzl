@@ -741,6 +741,7 @@ torch_cuda_patches_sources = [
     "third_device/torch_cuda/torch_patches/legacy_cuda_tensor_types.py",
     "third_device/torch_cuda/torch_patches/load_before_torch_c.py",
     "third_device/torch_cuda/torch_patches/nccl_process_group.py",
+    "third_device/torch_cuda/torch_patches/new_device_cpp_extension.py",
     "third_device/torch_cuda/torch_patches/raw_stream_for_dynamo.py",
     "third_device/torch_cuda/torch_patches/torch_c_names.py",
     "third_device/torch_cuda/torch_patches/version_cuda.py",
@@ -797,4 +798,5 @@ torch_python_sim_sources = [
 # The torch_sim Python package.
 torch_sim_python_sources = [
     "third_device/torch_sim/torch_sim/__init__.py",
+    "third_device/torch_sim/torch_sim/cpp_extension.py",
 ]

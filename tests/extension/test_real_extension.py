@@ -42,7 +42,9 @@ STOCK_STYLE_LIBRARY = torch_cuda.cpp_extension.load(
 
 # Built against the stable ABI alone: its CUDA entries resolve in the real _CUDAC too.
 torch_cuda.cpp_extension.load(
-    "stable_cuda", [runfile("STABLE_ABI_SOURCE")], extra_cflags=["-DTORCH_STABLE_ONLY", "-DUSE_CUDA"]
+    "stable_cuda",
+    [runfile("STABLE_ABI_SOURCE")],
+    extra_cflags=["-DTORCH_STABLE_ONLY", "-DUSE_CUDA"],
 )
 
 

@@ -18,6 +18,7 @@ from torch_cuda.torch_patches import (
     legacy_cuda_tensor_types,
     load_before_torch_c,
     nccl_process_group,
+    new_device_cpp_extension,
     raw_stream_for_dynamo,
     torch_c_names,
     version_cuda,
@@ -68,6 +69,7 @@ class Ledger(unittest.TestCase):
         gloo_device_staging.check(torch.__version__, torch._C)
         nccl_process_group.check(torch.__version__, torch._C)
         legacy_cuda_tensor_types.check(torch.__version__, torch._C)
+        new_device_cpp_extension.check(torch.__version__, torch._C)
 
     def test_run_after_import_runs_every_callback_in_order(self) -> None:
         # Two entries patching one module: both run (one meta-path finder per module).
@@ -167,8 +169,10 @@ class Ledger(unittest.TestCase):
         # "Distributed package doesn't have NCCL built in" without the entry).
         self.assertTrue(dist.is_nccl_available())
         self.assertEqual(torch.cuda.nccl.version(), (2, 32, 3, "simulated"))
-        self.assertEqual(dist.distributed_c10d._get_default_timeout(dist.Backend.NCCL),
-                         nccl_process_group.DEFAULT_TIMEOUT)
+        self.assertEqual(
+            dist.distributed_c10d._get_default_timeout(dist.Backend.NCCL),
+            nccl_process_group.DEFAULT_TIMEOUT,
+        )
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # the simulated transport's
         with tempfile.TemporaryDirectory() as directory:
             dist.init_process_group(
@@ -190,19 +194,33 @@ class Ledger(unittest.TestCase):
 
         self.assertEqual(torch.version.cuda, _CUDAC.cuda_version)
 
+    def test_new_device_cpp_extension(self) -> None:
+        # RFC-0045's name in torch; the setuptools side builds a torch_cuda extension.
+        import torch.utils.cpp_extension
+
+        from torch_core.setuptools_build import DeviceExtension
+
+        extension = torch.utils.cpp_extension.NewDeviceCppExtension("my_ops", ["my_ops.cu"])
+        self.assertIsInstance(extension, DeviceExtension)
+        self.assertEqual((extension.name, extension.sources), ("my_ops", ["my_ops.cu"]))
+        self.assertEqual(extension.toolchain.device_type, "cuda")
+
     def test_legacy_cuda_tensor_types(self) -> None:
         with self.assertWarnsRegex(UserWarning, "DtypeTensor constructors are no longer"):
             empty = torch.cuda.FloatTensor(2, 3)
-        self.assertEqual((empty.device.type, empty.dtype, empty.shape), ("cuda", torch.float32,
-                                                                         (2, 3)))
+        self.assertEqual(
+            (empty.device.type, empty.dtype, empty.shape), ("cuda", torch.float32, (2, 3))
+        )
         longs = torch.cuda.LongTensor([1, 2])
         self.assertEqual((longs.device.type, longs.dtype), ("cuda", torch.int64))
         self.assertEqual(longs.cpu().tolist(), [1, 2])
         self.assertTrue(isinstance(longs, torch.cuda.LongTensor))
         self.assertEqual(torch.cuda.HalfTensor([1.5]).dtype, torch.float16)
-        sparse = torch.cuda.sparse.FloatTensor(torch.tensor([[0, 1], [1, 0]], device="cuda"),
-                                               torch.tensor([2.0, 3.0], device="cuda"),
-                                               torch.Size([2, 2]))
+        sparse = torch.cuda.sparse.FloatTensor(
+            torch.tensor([[0, 1], [1, 0]], device="cuda"),
+            torch.tensor([2.0, 3.0], device="cuda"),
+            torch.Size([2, 2]),
+        )
         self.assertTrue(sparse.is_sparse)
         self.assertEqual(sparse.device.type, "cuda")
         self.assertEqual(sparse.to_dense().cpu().tolist(), [[0.0, 2.0], [3.0, 0.0]])

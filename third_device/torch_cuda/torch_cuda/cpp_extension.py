@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch  # noqa: F401 (initialises torch with torch_cuda, which loads _CUDAC)
@@ -28,11 +28,6 @@ from torch_cuda.core.version import build_info
 
 # nvcc's options for torch_cuda's extension API, as PyTorch's CUDAExtension passes them.
 _NVCC_FLAGS = ("--expt-relaxed-constexpr", "--extended-lambda")
-
-
-def include_paths() -> list[str]:
-    """torch_cuda's include tree, then torch's include directories."""
-    return [str(Path(torch_cuda.__file__).parent / "include"), *_core.torch_include_dirs()]
 
 
 def find_nvcc() -> str:
@@ -100,20 +95,12 @@ def toolchain() -> _core.DeviceToolchain:
     )
 
 
-def NewDeviceCppExtension(
-    name: str,
-    sources: Sequence[str],
-    *,
-    extra_compile_args: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
-    **kwargs: object,
-) -> object:
-    """A setuptools Extension of CUDA operators against torch_cuda; build it with
-    BuildExtension (``cmdclass={"build_ext": BuildExtension}``)."""
-    from torch_core.setuptools_build import DeviceExtension
+_builder = _core.DeviceExtensionBuilder(toolchain)
 
-    return DeviceExtension(
-        name, sources, toolchain(), extra_compile_args=extra_compile_args, **kwargs
-    )
+include_paths = _builder.include_paths
+NewDeviceCppExtension = _builder.NewDeviceCppExtension
+load = _builder.load
+load_inline = _builder.load_inline
 
 
 def __getattr__(attribute: str) -> object:
@@ -123,59 +110,6 @@ def __getattr__(attribute: str) -> object:
 
         return BuildExtension
     raise AttributeError(f"module 'torch_cuda.cpp_extension' has no attribute {attribute!r}")
-
-
-def load(
-    name: str,
-    sources: Sequence[str | os.PathLike[str]],
-    *,
-    extra_cflags: Sequence[str] | None = None,
-    extra_cuda_cflags: Sequence[str] = (),
-    extra_ldflags: Sequence[str] = (),
-    extra_include_paths: Sequence[str] = (),
-    build_directory: str | None = None,
-    verbose: bool = False,
-) -> str:
-    """Builds `sources` (cached by content) and loads their operators into torch.ops, as
-    torch.utils.cpp_extension.load(..., is_python_module=False); returns the library."""
-    return _core.load(
-        toolchain(),
-        name,
-        sources,
-        build_directory=build_directory,
-        verbose=verbose,
-        extra_cflags=extra_cflags,
-        extra_cuda_cflags=extra_cuda_cflags,
-        extra_ldflags=extra_ldflags,
-        extra_include_paths=extra_include_paths,
-    )
-
-
-def load_inline(
-    name: str,
-    cpp_sources: str | Sequence[str],
-    cuda_sources: str | Sequence[str] | None = None,
-    *,
-    extra_cflags: Sequence[str] | None = None,
-    extra_cuda_cflags: Sequence[str] = (),
-    extra_ldflags: Sequence[str] = (),
-    extra_include_paths: Sequence[str] = (),
-    build_directory: str | None = None,
-    verbose: bool = False,
-) -> str:
-    """load() of sources given as strings (C++ in one file, CUDA in another)."""
-    return _core.load_inline(
-        toolchain(),
-        name,
-        cpp_sources,
-        cuda_sources,
-        build_directory=build_directory,
-        verbose=verbose,
-        extra_cflags=extra_cflags,
-        extra_cuda_cflags=extra_cuda_cflags,
-        extra_ldflags=extra_ldflags,
-        extra_include_paths=extra_include_paths,
-    )
 
 
 # BuildExtension too, from __getattr__.

@@ -20,6 +20,7 @@ from torch_cuda.torch_patches import (
     legacy_cuda_tensor_types,
     load_before_torch_c,
     nccl_process_group,
+    new_device_cpp_extension,
     raw_stream_for_dynamo,
     torch_c_names,
     version_cuda,
@@ -40,6 +41,7 @@ ENTRIES = (
     gloo_device_staging,
     nccl_process_group,
     legacy_cuda_tensor_types,
+    new_device_cpp_extension,
 )
 
 __all__ = [
@@ -76,6 +78,7 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     gloo_device_staging.check(version, torch_C)
     nccl_process_group.check(version, torch_C)
     legacy_cuda_tensor_types.check(version, torch_C)
+    new_device_cpp_extension.check(version, torch_C)
 
     torch_c_names.apply(torch_C, C)  # includes _cuda_getCurrentRawStream
     _applied.extend([torch_c_names.NAME, raw_stream_for_dynamo.NAME])
@@ -89,6 +92,8 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     _applied.append(nccl_process_group.NAME)
     legacy_cuda_tensor_types.apply(C)
     _applied.append(legacy_cuda_tensor_types.NAME)
+    new_device_cpp_extension.apply()
+    _applied.append(new_device_cpp_extension.NAME)
 
 
 def markdown_table() -> str:

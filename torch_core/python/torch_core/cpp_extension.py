@@ -6,13 +6,16 @@ device, for the host, its device compiler and flags) is a ``DeviceToolchain``; e
 else is written once here and shared by every backend's builder (torch_cuda.cpp_extension):
 
 - ``build_library``: compile and link one shared library of operators (``TORCH_LIBRARY``),
-  against torch's libraries; the backend's own symbols resolve against its library, which
-  the backend's activation has loaded (a copy of them in the extension would be a second
-  engine, allocator and stream registry);
+  against torch's libraries and, never a copy of, the backend's own (a copy in the
+  extension would be a second engine, allocator and stream registry): linked by file where
+  the backend names them, else resolved against the library the backend loaded
+  RTLD_GLOBAL (torch_cuda's _CUDAC);
 - ``load`` / ``load_inline``: the JIT builds, cached by content under
   ``TORCH_EXTENSIONS_DIR`` (``~/.cache/torch_extensions``) as stock's are, then loaded
   with ``torch.ops.load_library``, as stock's ``is_python_module=False``;
-- ``new_device_extension`` / ``BuildExtension``: the same build from setuptools.
+- ``DeviceExtensionBuilder``: all of it for one backend (its ``NewDeviceCppExtension``
+  for setuptools, with torch_core.setuptools_build's ``BuildExtension``, and its ``load``
+  and ``load_inline``); torch_cuda's and torch_sim's builders are instances.
 
 A failed build raises with the compiler's command and output and leaves no library behind
 (the output is written beside its destination and renamed into place).
@@ -25,7 +28,7 @@ import os
 import shlex
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +53,9 @@ class DeviceToolchain:
     device_host_flag: str = "-Xcompiler"
     # Linker inputs the device code needs (e.g. the device runtime).
     device_link_flags: tuple[str, ...] = ()
+    # The backend's shared libraries the extension links against, where the backend has not
+    # loaded them RTLD_GLOBAL (torch_cuda's _CUDAC is; torch_sim's _SIMC is not).
+    backend_libraries: tuple[str, ...] = ()
 
 
 def host_compiler() -> str:
@@ -84,6 +90,16 @@ def _flags_for(flags: Sequence[str] | Mapping[str, Sequence[str]] | None, key: s
     if isinstance(flags, Mapping):
         return list(flags.get(key, ()))
     return list(flags)
+
+
+def _link_flags_for(libraries: Sequence[str]) -> list[str]:
+    """Links each library by file name, found through the runpath where it is installed
+    (the dynamic loader then reuses the copy already loaded)."""
+    flags: list[str] = []
+    for library in libraries:
+        path = Path(library)
+        flags += [f"-L{path.parent}", f"-l:{path.name}", f"-Wl,-rpath,{path.parent}"]
+    return flags
 
 
 @dataclass(frozen=True)
@@ -146,6 +162,7 @@ def plan_build(
         "-lc10",
         "-ltorch_cpu",
         f"-Wl,-rpath,{library_dir}",
+        *_link_flags_for(toolchain.backend_libraries),
         *toolchain.device_link_flags,
         *extra_ldflags,
         "-o",
@@ -266,3 +283,85 @@ def load_inline(
             path.write_text(text)
         files.append(path)
     return load(toolchain, name, files, build_directory=str(base), verbose=verbose, **flags)
+
+
+class DeviceExtensionBuilder:
+    """A backend's extension builder, the same class for every backend: the RFC's
+    NewDeviceCppExtension (setuptools) and the JIT load/load_inline over the toolchain that
+    `toolchain` describes (called when a build starts: it may look for a device compiler)."""
+
+    def __init__(self, toolchain: Callable[[], DeviceToolchain]) -> None:
+        self._toolchain = toolchain
+
+    def include_paths(self) -> list[str]:
+        """The backend's include tree, then torch's include directories."""
+        return [*self._toolchain().include_dirs, *torch_include_dirs()]
+
+    def NewDeviceCppExtension(
+        self,
+        name: str,
+        sources: Sequence[str],
+        *,
+        extra_compile_args: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
+        **kwargs: object,
+    ) -> object:
+        """A setuptools Extension of the backend's operators; build it with
+        torch_core.setuptools_build.BuildExtension (``cmdclass={"build_ext": ...}``)."""
+        from torch_core.setuptools_build import DeviceExtension
+
+        return DeviceExtension(
+            name, sources, self._toolchain(), extra_compile_args=extra_compile_args, **kwargs
+        )
+
+    def load(
+        self,
+        name: str,
+        sources: Sequence[str | os.PathLike[str]],
+        *,
+        extra_cflags: Sequence[str] | None = None,
+        extra_cuda_cflags: Sequence[str] = (),
+        extra_ldflags: Sequence[str] = (),
+        extra_include_paths: Sequence[str] = (),
+        build_directory: str | None = None,
+        verbose: bool = False,
+    ) -> str:
+        """Builds `sources` (cached by content) and loads their operators into torch.ops,
+        as torch.utils.cpp_extension.load(..., is_python_module=False); returns the library."""
+        return load(
+            self._toolchain(),
+            name,
+            sources,
+            build_directory=build_directory,
+            verbose=verbose,
+            extra_cflags=extra_cflags,
+            extra_cuda_cflags=extra_cuda_cflags,
+            extra_ldflags=extra_ldflags,
+            extra_include_paths=extra_include_paths,
+        )
+
+    def load_inline(
+        self,
+        name: str,
+        cpp_sources: str | Sequence[str],
+        cuda_sources: str | Sequence[str] | None = None,
+        *,
+        extra_cflags: Sequence[str] | None = None,
+        extra_cuda_cflags: Sequence[str] = (),
+        extra_ldflags: Sequence[str] = (),
+        extra_include_paths: Sequence[str] = (),
+        build_directory: str | None = None,
+        verbose: bool = False,
+    ) -> str:
+        """load() of sources given as strings (C++ in one file, device code in another)."""
+        return load_inline(
+            self._toolchain(),
+            name,
+            cpp_sources,
+            cuda_sources,
+            build_directory=build_directory,
+            verbose=verbose,
+            extra_cflags=extra_cflags,
+            extra_cuda_cflags=extra_cuda_cflags,
+            extra_ldflags=extra_ldflags,
+            extra_include_paths=extra_include_paths,
+        )

@@ -27,7 +27,8 @@ template <typename F, std::size_t... I>
 void apply_casting(const F& f, const std::array<c10::ScalarType, kMaxOperands>& dtypes, const Pointers& p,
                    std::index_sequence<I...>) {
   using traits = functor_traits<F>;
-  const auto result = f(c10::fetch_and_cast<std::tuple_element_t<I, typename traits::args>>(dtypes[I + 1], p[I + 1])...);
+  const auto result =
+      f(c10::fetch_and_cast<std::tuple_element_t<I, typename traits::args>>(dtypes[I + 1], p[I + 1])...);
   c10::cast_and_store<typename traits::result>(dtypes[0], p[0], result);
 }
 

@@ -46,7 +46,8 @@ c10::Stream stream_of(void* stream, int32_t device_index) {
 }  // namespace
 
 AOTITorchError aoti_torch_create_cuda_guard(int32_t device_index, CUDAGuardHandle* ret_guard) {
-  AOTI_TORCH_CONVERT_EXCEPTION_TO_ERROR_CODE({ *ret_guard = new CUDAGuardOpaque{c10::DeviceGuard(cuda(device_index))}; });
+  AOTI_TORCH_CONVERT_EXCEPTION_TO_ERROR_CODE(
+      { *ret_guard = new CUDAGuardOpaque{c10::DeviceGuard(cuda(device_index))}; });
 }
 
 AOTITorchError aoti_torch_delete_cuda_guard(CUDAGuardHandle guard) {
@@ -68,7 +69,8 @@ AOTITorchError aoti_torch_delete_cuda_stream_guard(CUDAStreamGuardHandle guard) 
 }
 
 AOTITorchError aoti_torch_get_current_cuda_stream(int32_t device_index, void** ret_stream) {
-  AOTI_TORCH_CONVERT_EXCEPTION_TO_ERROR_CODE({ *ret_stream = streams().current_handle(device_or_current(device_index)); });
+  AOTI_TORCH_CONVERT_EXCEPTION_TO_ERROR_CODE(
+      { *ret_stream = streams().current_handle(device_or_current(device_index)); });
 }
 
 AOTITorchError torch_set_current_cuda_stream(void* stream, int32_t device_index) {
