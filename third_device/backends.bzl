@@ -103,6 +103,7 @@ BACKENDS = [
             "//third_device/torch_cuda/torch_cuda/csrc:device_smoke",
             "//third_device/torch_cuda/torch_cuda/csrc:elementwise_add",
             "//third_device/torch_cuda/torch_cuda/csrc:engine_kernels",
+            "//third_device/torch_cuda/torch_cuda/csrc:extension_api_cuda",
             "//third_device/torch_cuda/torch_cuda/csrc:gemm_plan",
             "//third_device/torch_cuda/torch_cuda/csrc:generated_registrations",
             "//third_device/torch_cuda/torch_cuda/csrc:generated_registrations_cpp",
