@@ -333,7 +333,8 @@ class DeviceExtensionBuilder:
             sources,
             build_directory=build_directory,
             verbose=verbose,
-            extra_cflags=extra_cflags,
+            # As stock's JIT builds: extra_cflags for the host compiler only.
+            extra_cflags={"cxx": list(extra_cflags or ())},
             extra_cuda_cflags=extra_cuda_cflags,
             extra_ldflags=extra_ldflags,
             extra_include_paths=extra_include_paths,
@@ -360,7 +361,8 @@ class DeviceExtensionBuilder:
             cuda_sources,
             build_directory=build_directory,
             verbose=verbose,
-            extra_cflags=extra_cflags,
+            # As stock's JIT builds: extra_cflags for the host compiler only.
+            extra_cflags={"cxx": list(extra_cflags or ())},
             extra_cuda_cflags=extra_cuda_cflags,
             extra_ldflags=extra_ldflags,
             extra_include_paths=extra_include_paths,
