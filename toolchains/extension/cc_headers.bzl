@@ -35,10 +35,20 @@ def _extension_includes_impl(ctx):
     headers = cc_common.merge_cc_infos(
         cc_infos = [dep[CcInfo] for dep in ctx.attr.deps],
     ).compilation_context.headers.to_list()
+
+    # A library with an include prefix lists each header twice: at its virtual include
+    # path, which #include names, and as its source file, which nothing includes.
+    virtual = {
+        (h.owner.package, h.basename): True
+        for h in headers
+        if _VIRTUAL_INCLUDES in h.short_path
+    }
     outputs = {}
     for header in headers:
         # This repository's headers only: torch's and CUDA's come from their own packages.
         if header.owner.workspace_name != "":
+            continue
+        if _VIRTUAL_INCLUDES not in header.short_path and (header.owner.package, header.basename) in virtual:
             continue
         path = _include_path(header)
         if path in outputs:
