@@ -225,6 +225,20 @@ class WheelInstallTest(unittest.TestCase):
             unmet = [r for r in unmet if not r[0].startswith(tuple(NVIDIA_LIBRARIES))]
             self.assertEqual(unmet, [], f"{distribution}'s Requires-Dist not met in the venv")
 
+    def test_an_extension_builds_against_the_installed_include_tree(self) -> None:
+        if ARGS.real:
+            self.skipTest("a real-variant build needs nvcc, which this venv does not have")
+        # What a user of the installed wheel runs: a JIT build of a gpu_kernel functor.
+        result = self.venv.run(
+            EXTENSION_USER_CODE,
+            TORCH_SIM_DEVICE_COUNT="1",
+            TORCH_EXTENSIONS_DIR=str(self.scratch / "torch_extensions"),
+        )
+        self.assertEqual(result.stdout.strip().splitlines()[-1], "[2.0, 4.0, 6.0]")
+        include = self.venv.site / "torch_cuda" / "include"
+        self.assertTrue((include / "torch_cuda" / "gpu_kernel.h").is_file())
+        self.assertTrue((include / "c10" / "cuda" / "impl" / "cuda_cmake_macros.h").is_file())
+
     def test_unmodified_user_code(self) -> None:
         if ARGS.user_code is None:
             self.skipTest("the real variant needs a GPU for test_user_code.py")
@@ -241,6 +255,38 @@ class WheelInstallTest(unittest.TestCase):
                          f"{ARGS.user_code.name} failed in the venv:\n"
                          f"{wheel_testing.tail(result.stderr, 80)}")
         self.assertRegex(result.stderr, r"Ran \d+ tests")
+
+
+# An operator doubling a CUDA tensor, built just in time against the installed torch_cuda.
+EXTENSION_SOURCE = """
+#include <ATen/TensorIterator.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+#include <torch_cuda/gpu_kernel.h>
+
+struct Twice {
+  C10_HOST_DEVICE float operator()(float x) const { return 2 * x; }
+};
+
+at::Tensor twice(const at::Tensor& x) {
+  const c10::DeviceGuard guard(x.device());
+  at::TensorIterator iter =
+      at::TensorIteratorConfig().add_owned_output(at::Tensor()).add_const_input(x).build();
+  torch_cuda::gpu_kernel(iter, Twice{});
+  return iter.output();
+}
+
+TORCH_LIBRARY(venv_ext, m) { m.def("twice(Tensor x) -> Tensor"); }
+TORCH_LIBRARY_IMPL(venv_ext, CUDA, m) { m.impl("twice", &twice); }
+"""
+
+EXTENSION_USER_CODE = f"""
+import torch
+import torch_cuda.cpp_extension
+
+torch_cuda.cpp_extension.load_inline("venv_ext", [], {EXTENSION_SOURCE!r})
+print(torch.ops.venv_ext.twice(torch.tensor([1.0, 2.0, 3.0], device="cuda")).cpu().tolist())
+"""
 
 
 if __name__ == "__main__":
