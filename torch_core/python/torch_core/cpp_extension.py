@@ -213,10 +213,18 @@ def extensions_dir() -> Path:
 
 
 def _build_key(toolchain: DeviceToolchain, sources: Sequence[Path], flags: object) -> str:
-    digest = hashlib.sha256(repr((toolchain, flags, host_compiler())).encode())
+    """What a cached build must match: the sources, the flags, the compilers, the torch
+    and the backend's headers (an upgraded backend in the same place rebuilds)."""
+    import torch
+
+    digest = hashlib.sha256(repr((toolchain, flags, host_compiler(), torch.__version__)).encode())
     for source in sources:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
+    for include_dir in map(Path, toolchain.include_dirs):
+        for header in sorted(p for p in include_dir.rglob("*") if p.is_file()):
+            digest.update(str(header.relative_to(include_dir)).encode())
+            digest.update(header.read_bytes())
     return digest.hexdigest()[:16]
 
 
