@@ -424,6 +424,7 @@ torch_core_host_engine_sources = [
 # engine (backend-generic; torch_cuda's gpu_kernel.h builds on it).
 torch_core_extension_headers = [
     "torch_core/csrc/extension/host_kernel.h",
+    "torch_core/csrc/extension/kernel_operands.h",
 ]
 
 # torch_core host-loop kernels: DeviceKernels (copy, fill) for a device whose memory the

@@ -18,14 +18,17 @@ import torch_cuda.cpp_extension
 CONFIGURED_ARCHS = os.environ["CONFIGURED_CUDA_ARCHS"].split(",")
 
 
+def runfile_path(path: str) -> Path:
+    return Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"] / path
+
+
 def runfile(variable: str) -> Path:
-    return Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"] / os.environ[variable]
+    return runfile_path(os.environ[variable])
 
 
 def header_dir(variable: str) -> str:
     """The directory of the headers a $(rootpaths) variable lists."""
-    first = os.environ[variable].split()[0]
-    return str((Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"] / first).parent)
+    return str(runfile_path(os.environ[variable].split()[0]).parent)
 
 
 os.environ["TORCH_CUDA_NVCC"] = str(runfile("NVCC"))

@@ -6,12 +6,11 @@
 #pragma once
 
 #include <ATen/TensorIterator.h>
-#include <c10/util/Exception.h>
 
-#include "torch_core/csrc/aten/engine/functor_traits.h"
 #include "torch_core/csrc/aten/engine/host_elementwise_loop.h"
 #include "torch_core/csrc/aten/engine/host_engine.h"
 #include "torch_core/csrc/aten/engine/iterator_loop.h"
+#include "torch_core/csrc/extension/kernel_operands.h"
 
 namespace torch_core::extension {
 
@@ -19,10 +18,7 @@ namespace torch_core::extension {
 // cast from its dtype to f's argument type and the result to the output's dtype.
 template <typename F>
 void host_kernel(at::TensorIteratorBase& iter, const F& f) {
-  constexpr int arity = engine::functor_traits<F>::arity;
-  TORCH_CHECK(iter.noutputs() == 1 && iter.ninputs() == arity, "host_kernel: the functor takes ", arity,
-              " inputs and writes one output; the iterator has ", iter.ninputs(), " inputs and ", iter.noutputs(),
-              " outputs");
+  check_operands<F>(iter, "host_kernel");
   const HostLaunch launch = engine::host_launch(iter.device_type());
   if (iter.numel() == 0) return;
   // Copied into the work item: the iterator (and any host scalar it points to) is gone

@@ -212,6 +212,13 @@ def extensions_dir() -> Path:
     return Path(configured) if configured else Path.home() / ".cache" / "torch_extensions"
 
 
+def _build_directory(toolchain: DeviceToolchain, name: str, build_directory: str | None) -> Path:
+    """`build_directory`, else the extension's own under extensions_dir() per device and variant."""
+    if build_directory:
+        return Path(build_directory)
+    return extensions_dir() / f"{toolchain.device_type}_{toolchain.variant}" / name
+
+
 def _build_key(toolchain: DeviceToolchain, sources: Sequence[Path], flags: object) -> str:
     """What a cached build must match: the sources, the flags, the compilers, the torch
     and the backend's headers (an upgraded backend in the same place rebuilds)."""
@@ -242,12 +249,8 @@ def load(
     import torch
 
     paths = [Path(source).resolve() for source in sources]
-    base = (
-        Path(build_directory)
-        if build_directory
-        else extensions_dir() / f"{toolchain.device_type}_{toolchain.variant}" / name
-    )
-    library = base / f"{name}_{_build_key(toolchain, paths, sorted(flags.items()))}.so"
+    key = _build_key(toolchain, paths, sorted(flags.items()))
+    library = _build_directory(toolchain, name, build_directory) / f"{name}_{key}.so"
     if not library.exists():
         build_library(toolchain, name, paths, library, verbose=verbose, **flags)
     elif verbose:
@@ -273,11 +276,7 @@ def load_inline(
     **flags: Sequence[str] | Mapping[str, Sequence[str]] | None,
 ) -> str:
     """load() of sources given as strings: C++ in one file, device code in another."""
-    base = (
-        Path(build_directory)
-        if build_directory
-        else extensions_dir() / f"{toolchain.device_type}_{toolchain.variant}" / name
-    )
+    base = _build_directory(toolchain, name, build_directory)
     base.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
     for text, filename in (
@@ -291,6 +290,22 @@ def load_inline(
             path.write_text(text)
         files.append(path)
     return load(toolchain, name, files, build_directory=str(base), verbose=verbose, **flags)
+
+
+def _jit_flags(
+    extra_cflags: Sequence[str] | None,
+    extra_cuda_cflags: Sequence[str],
+    extra_ldflags: Sequence[str],
+    extra_include_paths: Sequence[str],
+) -> dict[str, Sequence[str] | Mapping[str, Sequence[str]]]:
+    """A JIT build's flags as plan_build takes them: as in stock's JIT builds, extra_cflags
+    go to the host compiler only."""
+    return {
+        "extra_cflags": {"cxx": list(extra_cflags or ())},
+        "extra_cuda_cflags": extra_cuda_cflags,
+        "extra_ldflags": extra_ldflags,
+        "extra_include_paths": extra_include_paths,
+    }
 
 
 class DeviceExtensionBuilder:
@@ -341,11 +356,7 @@ class DeviceExtensionBuilder:
             sources,
             build_directory=build_directory,
             verbose=verbose,
-            # As stock's JIT builds: extra_cflags for the host compiler only.
-            extra_cflags={"cxx": list(extra_cflags or ())},
-            extra_cuda_cflags=extra_cuda_cflags,
-            extra_ldflags=extra_ldflags,
-            extra_include_paths=extra_include_paths,
+            **_jit_flags(extra_cflags, extra_cuda_cflags, extra_ldflags, extra_include_paths),
         )
 
     def load_inline(
@@ -369,9 +380,5 @@ class DeviceExtensionBuilder:
             cuda_sources,
             build_directory=build_directory,
             verbose=verbose,
-            # As stock's JIT builds: extra_cflags for the host compiler only.
-            extra_cflags={"cxx": list(extra_cflags or ())},
-            extra_cuda_cflags=extra_cuda_cflags,
-            extra_ldflags=extra_ldflags,
-            extra_include_paths=extra_include_paths,
+            **_jit_flags(extra_cflags, extra_cuda_cflags, extra_ldflags, extra_include_paths),
         )

@@ -16,6 +16,7 @@
 #if defined(__CUDACC__)
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_executor.cuh"
 #include "torch_core/csrc/aten/engine/iterator_loop.h"
+#include "torch_core/csrc/extension/kernel_operands.h"
 #else
 #include "torch_core/csrc/extension/host_kernel.h"
 #endif
@@ -27,10 +28,7 @@ void gpu_kernel(at::TensorIteratorBase& iter, const F& f) {
   TORCH_CHECK(iter.device_type() == c10::DeviceType::CUDA, "torch_cuda::gpu_kernel runs on CUDA tensors; got ",
               iter.device_type(), " tensors");
 #if defined(__CUDACC__)
-  constexpr int arity = torch_core::engine::functor_traits<F>::arity;
-  TORCH_CHECK(iter.noutputs() == 1 && iter.ninputs() == arity, "gpu_kernel: the functor takes ", arity,
-              " inputs and writes one output; the iterator has ", iter.ninputs(), " inputs and ", iter.noutputs(),
-              " outputs");
+  torch_core::extension::check_operands<F>(iter, "gpu_kernel");
   if (iter.numel() == 0) return;
   const auto stream = static_cast<cudaStream_t>(torch_core::engine::current_stream(iter));
   engine::CudaExecutor{stream}.run(f, torch_core::engine::describe(iter));

@@ -25,6 +25,7 @@ struct CUDAStreamGuardOpaque {
 
 namespace {
 
+// The registry reads a negative device index as the current device, as stock's shims do.
 torch_core::StreamRegistry& streams() {
   auto& backend = torch_core::Backend::get(c10::DeviceType::CUDA);
   backend.initialize();
@@ -40,7 +41,7 @@ c10::Device cuda(int32_t device_index) { return c10::Device(c10::DeviceType::CUD
 
 // The c10::Stream behind a runtime handle (a pool, default or external stream).
 c10::Stream stream_of(void* stream, int32_t device_index) {
-  return streams().external_stream(device_or_current(device_index), stream);
+  return streams().external_stream(static_cast<c10::DeviceIndex>(device_index), stream);
 }
 
 }  // namespace
@@ -70,7 +71,7 @@ AOTITorchError aoti_torch_delete_cuda_stream_guard(CUDAStreamGuardHandle guard) 
 
 AOTITorchError aoti_torch_get_current_cuda_stream(int32_t device_index, void** ret_stream) {
   AOTI_TORCH_CONVERT_EXCEPTION_TO_ERROR_CODE(
-      { *ret_stream = streams().current_handle(device_or_current(device_index)); });
+      { *ret_stream = streams().current_handle(static_cast<c10::DeviceIndex>(device_index)); });
 }
 
 AOTITorchError torch_set_current_cuda_stream(void* stream, int32_t device_index) {
@@ -79,7 +80,9 @@ AOTITorchError torch_set_current_cuda_stream(void* stream, int32_t device_index)
 
 AOTITorchError torch_get_cuda_stream_from_pool(bool isHighPriority, int32_t device_index, void** ret_stream) {
   AOTI_TORCH_CONVERT_EXCEPTION_TO_ERROR_CODE({
-    *ret_stream = streams().handle(streams().pool_stream(device_or_current(device_index), isHighPriority ? -1 : 0));
+    const auto device = static_cast<c10::DeviceIndex>(device_index);
+    const c10::Stream pooled = streams().pool_stream(device, isHighPriority ? -1 : 0);
+    *ret_stream = streams().handle(pooled);
   });
 }
 

@@ -22,12 +22,12 @@ namespace {
 
 torch_core::Backend& backend() { return torch_core::Backend::get(DeviceType::CUDA); }
 
+// The registry reads a negative device index as the current device, as stock's functions do;
+// initialize() first, for its error when there is no device.
 torch_core::StreamRegistry& streams() {
   backend().initialize();
   return backend().streams();
 }
-
-DeviceIndex device_or_current(DeviceIndex device) { return device < 0 ? current_device() : device; }
 
 }  // namespace
 
@@ -88,7 +88,7 @@ CUDAStream getStreamFromPool(const bool isHighPriority, DeviceIndex device) {
 }
 
 CUDAStream getStreamFromPool(const int priority, DeviceIndex device) {
-  return CUDAStream(streams().pool_stream(device_or_current(device), priority));
+  return CUDAStream(streams().pool_stream(device, priority));
 }
 
 CUDAStream getStreamFromExternal(cudaStream_t ext_stream, DeviceIndex device_index) {
@@ -96,11 +96,11 @@ CUDAStream getStreamFromExternal(cudaStream_t ext_stream, DeviceIndex device_ind
 }
 
 CUDAStream getDefaultCUDAStream(DeviceIndex device_index) {
-  return CUDAStream(streams().default_stream(device_or_current(device_index)));
+  return CUDAStream(streams().default_stream(device_index));
 }
 
 CUDAStream getCurrentCUDAStream(DeviceIndex device_index) {
-  return CUDAStream(streams().current_stream(device_or_current(device_index)));
+  return CUDAStream(streams().current_stream(device_index));
 }
 
 void setCurrentCUDAStream(CUDAStream stream) { streams().exchange_stream(stream.unwrap()); }
