@@ -16,7 +16,7 @@ its own static cudart for its kernel launches, whose streams are the driver's.
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary")
-load("//toolchains/cuda:cuda_library.bzl", "CUDA_CAPABLE", "cuda_library")
+load("//toolchains/cuda:defs.bzl", "CUDA_CAPABLE", "cuda_library")
 load("//toolchains/extension:cc_headers.bzl", "cc_headers")
 
 _CSRC = "//third_device/torch_cuda/torch_cuda/csrc"

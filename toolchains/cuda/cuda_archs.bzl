@@ -1,9 +1,29 @@
-"""GPU architectures: from the //toolchains/cuda:archs build setting to nvcc flags."""
+"""GPU architectures: from the //toolchains/cuda:archs build setting, or a target's own
+`archs` in rules_cuda's spelling, to nvcc flags."""
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 
+def _arch_number(code, prefixes, where):
+    """The "90a" of "sm_90a"; fails unless `code` is one of `prefixes` + digits (+ a letter)."""
+    for prefix in prefixes:
+        if code.startswith(prefix):
+            number = code[len(prefix):]
+            digits = number.rstrip("abcdefghijklmnopqrstuvwxyz")
+            if digits.isdigit() and len(number) - len(digits) <= 1:
+                return number
+    fail("%s: %r is not an architecture of the form %s (e.g. %s90)" % (
+        where,
+        code,
+        " or ".join([p + "XY" for p in prefixes]),
+        prefixes[0],
+    ))
+
+def _arch_value(number):
+    digits = number.rstrip("abcdefghijklmnopqrstuvwxyz")
+    return int(digits)
+
 def gencode_flags(archs):
-    """SASS for every listed sm_XY, plus PTX for the newest so newer GPUs can JIT it.
+    """The build setting's archs: SASS for every sm_XY, plus PTX for the newest.
 
     Args:
       archs: e.g. ["sm_80", "sm_90"].
@@ -13,14 +33,40 @@ def gencode_flags(archs):
     """
     if not archs:
         fail("//toolchains/cuda:archs is empty: list at least one sm_XY")
-    numbers = []
-    for arch in archs:
-        if not arch.startswith("sm_") or not arch[3:].isdigit():
-            fail("//toolchains/cuda:archs: %r is not of the form sm_XY (e.g. sm_90)" % arch)
-        numbers.append(arch[3:])
-    newest = sorted(numbers, key = int)[-1]
+    numbers = [_arch_number(arch, ["sm_"], "//toolchains/cuda:archs") for arch in archs]
+    newest = sorted(numbers, key = _arch_value)[-1]
     flags = ["-gencode=arch=compute_{0},code=sm_{0}".format(n) for n in numbers]
     flags.append("-gencode=arch=compute_{0},code=compute_{0}".format(newest))
+    return flags
+
+def target_gencode_flags(specs, where):
+    """A target's `archs`, as rules_cuda reads them: each spec is "compute_XY:code,code" (the
+    virtual architecture the codes are compiled from) or "code,code" (from the lowest of
+    them); a code is sm_XY (SASS) or compute_XY (PTX). Specs may also be joined with ";".
+
+    Args:
+      specs: e.g. ["sm_90"], ["compute_80:sm_80,sm_86,compute_80"].
+      where: the target, for error messages.
+
+    Returns:
+      nvcc -gencode flags, one per code.
+    """
+    flags = []
+    for spec in ";".join(specs).split(";"):
+        spec = spec.strip()
+        if not spec:
+            continue
+        virtual, _, codes = spec.rpartition(":")
+        codes = [c.strip() for c in codes.split(",")]
+        numbers = [_arch_number(c, ["sm_", "compute_"], where) for c in codes]
+        if virtual:
+            stage1 = _arch_number(virtual, ["compute_"], where)
+        else:
+            stage1 = sorted(numbers, key = _arch_value)[0]
+        for code in codes:
+            flags.append("-gencode=arch=compute_{},code={}".format(stage1, code))
+    if not flags:
+        fail("%s: archs lists no architecture" % where)
     return flags
 
 def _cuda_archs_make_variable_impl(ctx):

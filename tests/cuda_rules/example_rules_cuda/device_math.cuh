@@ -1,0 +1,1 @@
+../example/device_math.cuh

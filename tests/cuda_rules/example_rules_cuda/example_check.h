@@ -1,0 +1,1 @@
+../example/example_check.h

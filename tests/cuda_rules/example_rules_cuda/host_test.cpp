@@ -1,0 +1,1 @@
+../example/host_test.cpp
