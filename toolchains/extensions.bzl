@@ -10,6 +10,7 @@
   torch.linalg.
 - @torch_testing: what torch.testing._internal (OpInfo) needs beyond @torch, for tests.
 - @codegen_python: what the torch wheel's torchgen needs beyond @torch (PyYAML), for codegen.
+- @python_coverage: coverage.py, the Python toolchain's coverage tool (`bazel coverage`).
 - @local_python: the host interpreter's headers, for extension modules.
 - @pinned_versions: wheels.lock's versions and the project's, as constants for BUILD files
   (a wheel's Requires-Dist); fetches nothing.
@@ -91,6 +92,12 @@ def _hermetic_deps_impl(module_ctx):
         build_file = "//toolchains/wheels:BUILD.codegen_python.bazel",
         lock = "//toolchains/wheels:codegen.lock",
         packages = ["pyyaml"],
+    )
+    pinned_wheels(
+        name = "python_coverage",
+        build_file = "//toolchains/wheels:BUILD.python_coverage.bazel",
+        lock = "//toolchains/wheels:coverage.lock",
+        packages = ["coverage"],
     )
     local_python(name = "local_python")
     pinned_versions(

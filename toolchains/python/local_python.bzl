@@ -1,4 +1,5 @@
-"""The host interpreter's C headers, for building Python extension modules.
+"""The host interpreter: its C headers, for building Python extension modules, and its
+path, for the Python toolchain (toolchains/python/BUILD.bazel).
 
 rules_python's hermetic interpreters download from GitHub, which these machines cannot
 reach; extensions are built for the interpreter that runs the tests (CPython 3.11, the
@@ -20,6 +21,7 @@ def _local_python_impl(rctx):
             rctx.attr.python_version,
         ))
     rctx.symlink(include_dir, "include")
+    rctx.file("interpreter.bzl", "PYTHON_INTERPRETER = %r\n" % str(python))
     rctx.file("BUILD.bazel", """\
 cc_library(
     name = "python_headers",
@@ -33,5 +35,5 @@ local_python = repository_rule(
     implementation = _local_python_impl,
     attrs = {"python_version": attr.string(default = "3.11")},
     environ = ["PATH"],
-    doc = "Exposes the host CPython's headers as @local_python//:python_headers.",
+    doc = "The host CPython's headers (@local_python//:python_headers) and path (:interpreter.bzl).",
 )
