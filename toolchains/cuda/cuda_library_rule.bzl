@@ -108,9 +108,11 @@ def _cuda_objects_impl(ctx):
     return [
         DefaultInfo(files = depset(compiled.objects[False])),
         OutputGroupInfo(objects = objects, rdc_objects = rdc_objects),
-        CcInfo(compilation_context = cc_common.merge_compilation_contexts(
-            compilation_contexts = [compiled.compilation_context],
-        )),
+        # Headers for the compiles above; the deps' libraries for the final link.
+        cc_common.merge_cc_infos(
+            direct_cc_infos = [CcInfo(compilation_context = compiled.compilation_context)],
+            cc_infos = compiled.cc_infos,
+        ),
         CudaInfo(
             defines = compiled.device_defines,
             objects = objects,
