@@ -3,12 +3,15 @@
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 
+# An architecture's feature-set suffix (the "a" of sm_90a).
+_SUFFIX_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
 def _arch_number(code, prefixes, where):
     """The "90a" of "sm_90a"; fails unless `code` is one of `prefixes` + digits (+ a letter)."""
     for prefix in prefixes:
         if code.startswith(prefix):
             number = code[len(prefix):]
-            digits = number.rstrip("abcdefghijklmnopqrstuvwxyz")
+            digits = number.rstrip(_SUFFIX_LETTERS)
             if digits.isdigit() and len(number) - len(digits) <= 1:
                 return number
     fail("%s: %r is not an architecture of the form %s (e.g. %s90)" % (
@@ -19,8 +22,7 @@ def _arch_number(code, prefixes, where):
     ))
 
 def _arch_value(number):
-    digits = number.rstrip("abcdefghijklmnopqrstuvwxyz")
-    return int(digits)
+    return int(number.rstrip(_SUFFIX_LETTERS))
 
 def gencode_flags(archs):
     """The build setting's archs: SASS for every sm_XY, plus PTX for the newest.

@@ -72,7 +72,11 @@ _HOST_RENAMED = {
 def _split(rule_only, kwargs):
     cuda = {k: v for k, v in kwargs.items() if k not in rule_only}
     cuda.setdefault("alwayslink", True)
-    cc = {k: v for k, v in kwargs.items() if k not in _CUDA_ONLY and k not in _HOST_RENAMED}
+    cc = {
+        k: v
+        for k, v in kwargs.items()
+        if k not in _CUDA_ONLY and k not in _HOST_RENAMED and k != "target_compatible_with"
+    }
     for cuda_name, cc_name in _HOST_RENAMED.items():
         if cuda_name in kwargs:
             cc[cc_name] = kwargs[cuda_name]
@@ -80,6 +84,19 @@ def _split(rule_only, kwargs):
 
 _BINARY_ONLY = ["args", "env", "output_licenses", "visibility", "linkstatic", "linkshared", "stamp", "malloc"]
 _TEST_ONLY = ["args", "env", "env_inherit", "size", "timeout", "flaky", "shard_count", "local", "data", "visibility", "linkstatic", "malloc"]
+
+def _linked_cuda_library(cc_rule, rule_only, name, kwargs, testonly = False):
+    """A cuda_library `_<name>` of the sources and `cc_rule` `<name>` linking it."""
+    cuda, cc = _split(rule_only, kwargs)
+    if testonly:
+        cuda.setdefault("testonly", True)
+    cuda_library(name = "_" + name, **cuda)
+    cc_rule(
+        name = name,
+        deps = ["_" + name],
+        target_compatible_with = CUDA_CAPABLE + kwargs.get("target_compatible_with", []),
+        **cc
+    )
 
 def cuda_binary(name, **kwargs):
     """rules_cuda's cuda_binary: its sources compiled by a cuda_library `_<name>`, linked by a
@@ -89,14 +106,7 @@ def cuda_binary(name, **kwargs):
       name: the binary's name.
       **kwargs: cuda_library's and cc_binary's attributes.
     """
-    cuda, cc = _split(_BINARY_ONLY, kwargs)
-    cuda_library(name = "_" + name, **cuda)
-    cc_binary(
-        name = name,
-        deps = ["_" + name],
-        target_compatible_with = CUDA_CAPABLE + kwargs.get("target_compatible_with", []),
-        **{k: v for k, v in cc.items() if k != "target_compatible_with"}
-    )
+    _linked_cuda_library(cc_binary, _BINARY_ONLY, name, kwargs)
 
 def cuda_test(name, **kwargs):
     """rules_cuda's cuda_test: as cuda_binary, linked by a cc_test.
@@ -105,12 +115,4 @@ def cuda_test(name, **kwargs):
       name: the test's name.
       **kwargs: cuda_library's and cc_test's attributes.
     """
-    cuda, cc = _split(_TEST_ONLY, kwargs)
-    cuda.setdefault("testonly", True)
-    cuda_library(name = "_" + name, **cuda)
-    cc_test(
-        name = name,
-        deps = ["_" + name],
-        target_compatible_with = CUDA_CAPABLE + kwargs.get("target_compatible_with", []),
-        **{k: v for k, v in cc.items() if k != "target_compatible_with"}
-    )
+    _linked_cuda_library(cc_test, _TEST_ONLY, name, kwargs, testonly = True)

@@ -12,7 +12,19 @@ visibility("public")
 
 CUDA_TOOLCHAIN_TYPE = "//toolchains/cuda:toolchain_type"
 
+def _static_library(cc_info, what):
+    """The one static archive a CcInfo links (the device runtime's libcudadevrt.a)."""
+    archives = [
+        library.static_library or library.pic_static_library
+        for linker_input in cc_info.linking_context.linker_inputs.to_list()
+        for library in linker_input.libraries
+    ]
+    if len(archives) != 1 or not archives[0]:
+        fail("cuda_toolchain: %s must link exactly one static archive, found %s" % (what, archives))
+    return archives[0]
+
 def _cuda_toolchain_impl(ctx):
+    device_runtime = ctx.attr.device_runtime[CcInfo]
     return [platform_common.ToolchainInfo(cuda = CudaToolchainInfo(
         nvcc = ctx.executable.nvcc,
         compiler_files = ctx.attr.compiler_files[DefaultInfo].files,
@@ -20,8 +32,8 @@ def _cuda_toolchain_impl(ctx):
         compilation_mode_flags = ctx.attr.compilation_mode_flags,
         feature_flags = ctx.attr.feature_flags,
         runtime = ctx.attr.runtime[CcInfo],
-        device_runtime = ctx.attr.device_runtime[CcInfo],
-        device_runtime_library = ctx.file.device_runtime_library,
+        device_runtime = device_runtime,
+        device_runtime_library = _static_library(device_runtime, "device_runtime"),
     ))]
 
 cuda_toolchain = rule(
@@ -37,8 +49,11 @@ cuda_toolchain = rule(
             doc = "nvcc flags per feature (features = [...] on a target or --features).",
         ),
         "runtime": attr.label(mandatory = True, providers = [CcInfo]),
-        "device_runtime": attr.label(mandatory = True, providers = [CcInfo]),
-        "device_runtime_library": attr.label(mandatory = True, allow_single_file = [".a"]),
+        "device_runtime": attr.label(
+            mandatory = True,
+            providers = [CcInfo],
+            doc = "The device runtime (a cc_library of libcudadevrt.a), for relocatable device code.",
+        ),
     },
     doc = "A CUDA compiler for toolchain resolution (toolchain_type //toolchains/cuda:toolchain_type).",
 )

@@ -3,10 +3,11 @@
   tools/bazel run //tools/coverage:coverage_summary [-- --report PATH]
 
 Rows: torch_core's C++ and Python; torch_cuda's host C++ (what CI runs on the simulated
-variant), its Python, and its GPU-only C++, the sources of the targets restricted to CUDA
-configurations (//:gpu_only_sources' query): their host code is instrumented where gcc
-compiles it (the library executors, run by tests/gpu without a device), device code
-compiled by nvcc is not instrumented and is counted in source lines only.
+variant), its Python, and its GPU-only C++, the sources of torch_cuda's targets over @cuda
+that the simulated variant does not link (//tools/coverage:gpu_only_sources' query): their
+host code is instrumented where gcc compiles it (the library executors, run by tests/gpu
+without a device), device code compiled by nvcc is not instrumented and is counted in
+source lines only.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import argparse
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from lcov_tool import new_coverage, read_lcov
 
 CPP_SUFFIXES = (".cpp", ".cc", ".h", ".cu", ".cuh")
 DEFAULT_REPORT = "bazel-out/_coverage/_coverage_report.dat"
@@ -34,20 +37,6 @@ class Row:
 
     def percent(self) -> str:
         return f"{100 * self.covered / self.lines:.0f}%" if self.lines else "-"
-
-
-def read_report(path: Path) -> dict[str, dict[int, int]]:
-    coverage: dict[str, dict[int, int]] = {}
-    source = None
-    for line in path.read_text().splitlines():
-        if line.startswith("SF:"):
-            source = line[3:]
-            coverage.setdefault(source, {})
-        elif line.startswith("DA:") and source is not None:
-            number, count = line[3:].split(",")[:2]
-            lines = coverage[source]
-            lines[int(number)] = lines.get(int(number), 0) + int(count)
-    return coverage
 
 
 def gpu_only_sources(query_output: Path) -> set[str]:
@@ -77,7 +66,9 @@ def summarise(report: Path, gpu_only: set[str], workspace: Path) -> list[str]:
             "torch_cuda GPU-only C++ (host code)",
         )
     }
-    for source, lines in read_report(report).items():
+    coverage = new_coverage()
+    read_lcov(report.read_text(), coverage)
+    for source, lines in coverage.items():
         if source.startswith("torch_core/"):
             rows["torch_core Python" if source.endswith(".py") else "torch_core C++"].add(
                 source, lines
