@@ -12,10 +12,13 @@
 - @codegen_python: what the torch wheel's torchgen needs beyond @torch (PyYAML), for codegen.
 - @python_coverage: coverage.py, the Python toolchain's coverage tool (`bazel coverage`).
 - @local_python: the host interpreter's headers, for extension modules.
+- @host_gcc: GCC 12, binutils and a glibc sysroot from pinned Debian packages, the C/C++
+  toolchain (toolchains/cc).
 - @pinned_versions: wheels.lock's versions and the project's, as constants for BUILD files
   (a wheel's Requires-Dist); fetches nothing.
 """
 
+load("//toolchains/cc:host_gcc_repository.bzl", "host_gcc_repository")
 load("//toolchains/python:local_python.bzl", "local_python")
 load("//toolchains/wheels:pinned_versions.bzl", "pinned_versions")
 load("//toolchains/wheels:pinned_wheels.bzl", "pinned_wheels")
@@ -100,6 +103,7 @@ def _hermetic_deps_impl(module_ctx):
         packages = ["coverage"],
     )
     local_python(name = "local_python")
+    host_gcc_repository(name = "host_gcc")
     pinned_versions(
         name = "pinned_versions",
         project_version = [m.version for m in module_ctx.modules if m.is_root][0],

@@ -9,8 +9,8 @@ visibility(["//toolchains/cuda"])
 CUDA_SOURCE_EXTENSIONS = [".cu", ".cc", ".cpp", ".cxx", ".c++"]
 CUDA_HEADER_EXTENSIONS = [".cuh", ".h", ".hpp", ".hh", ".inl", ".inc"]
 
-# nvcc looks for the host compiler's helpers (as, ld) on PATH.
-_NVCC_ENV = dict(NVCC_REPRODUCIBLE_ENV, PATH = "/usr/bin:/bin")
+# No PATH: nvcc runs the toolchain's gcc by its path (-ccbin), which finds its own as and ld.
+_NVCC_ENV = NVCC_REPRODUCIBLE_ENV
 
 def toolchain_flags(ctx, cuda):
     """The flags the toolchain gives this configuration: its compilation mode's, then those

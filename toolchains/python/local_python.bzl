@@ -6,14 +6,21 @@ reach; extensions are built for the interpreter that runs the tests (CPython 3.1
 ABI of the pinned cp311 torch wheel), so its own headers are the right ones.
 """
 
-_QUERY = "import sys, sysconfig; print(sysconfig.get_paths()['include']); print('%d.%d' % sys.version_info[:2])"
+# The interpreter itself, not the launcher on PATH (a pyenv shim is a shell script that
+# picks a version from the environment): actions run exactly this binary.
+_QUERY = "; ".join([
+    "import os, sys, sysconfig",
+    "print(sysconfig.get_paths()['include'])",
+    "print('%d.%d' % sys.version_info[:2])",
+    "print(os.path.realpath(sys.executable))",
+])
 
 def _local_python_impl(rctx):
     python = rctx.which("python3") or fail("python3 not on PATH")
     result = rctx.execute([python, "-c", _QUERY])
     if result.return_code != 0:
         fail("could not ask %s for its include directory:\n%s" % (python, result.stderr))
-    include_dir, version = result.stdout.strip().splitlines()
+    include_dir, version, interpreter = result.stdout.strip().splitlines()
     if version != rctx.attr.python_version:
         fail("python3 on PATH is %s; the pinned torch wheel is cp%s: put a Python %s first on PATH" % (
             version,
@@ -21,7 +28,7 @@ def _local_python_impl(rctx):
             rctx.attr.python_version,
         ))
     rctx.symlink(include_dir, "include")
-    rctx.file("interpreter.bzl", "PYTHON_INTERPRETER = %r\n" % str(python))
+    rctx.file("interpreter.bzl", "PYTHON_INTERPRETER = %r\n" % interpreter)
     rctx.file("BUILD.bazel", """\
 cc_library(
     name = "python_headers",

@@ -99,3 +99,12 @@ class PrivateApt:
             str(target),
             f"SHA256:{sha256}",
         )
+
+
+if __name__ == "__main__":
+    # `python3 debian_apt.py`: the mirror, for repository rules that fetch pinned packages
+    # (toolchains/cc/host_gcc_repository.bzl) without writing its host into the tree.
+    try:
+        print(system_mirror())
+    except AptError as error:
+        raise SystemExit(str(error)) from None

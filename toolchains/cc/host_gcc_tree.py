@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Make @host_gcc's unpacked Debian packages a self-contained toolchain and sysroot.
+
+Run by toolchains/cc/host_gcc_repository.bzl in the new repository:
+`host_gcc_tree.py ROOT GLIBC_DEB`. It
+- rewrites Debian's absolute symlinks (/lib64/ld-linux-x86-64.so.2 -> /lib/...) as relative
+  ones inside ROOT, so that no link leads to the machine's own files, and drops links
+  that lead nowhere, usr/share and etc;
+- gathers in tool_libs/ the libraries that the compiler's programs link (libisl, libmpfr,
+  libbfd, libstdc++, ...), every one but glibc's: the programs run on the machine's glibc,
+  while the sysroot's glibc is only linked against;
+- writes bin/<tool>, the wrappers Bazel and nvcc run: each starts the pinned program with
+  tool_libs as its library path, and gcc with ROOT as its sysroot, its binutils first
+  (libexec/) and gcc.specs, which names the standard include directories relative to the
+  sysroot.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "bazel_install"))
+
+from prefix_patching import LIB_DIRS, glibc_files
+
+TRIPLE = "x86_64-linux-gnu"
+# bin/<name> runs usr/bin/<TRIPLE>-<program>.
+TOOLS = {
+    "gcc": "gcc-12",
+    "cpp": "cpp-12",
+    "gcov": "gcov-12",
+    "ar": "ar",
+    "ld": "ld",
+    "nm": "nm",
+    "objcopy": "objcopy",
+    "objdump": "objdump",
+    "strip": "strip",
+    "c++filt": "c++filt",
+    "dwp": "dwp",
+}
+# The wrapper's own location names the root: as given when Bazel runs it by its exec path
+# (external/<repo>/bin/gcc) or nvcc by the one it was given, so that paths stay relative;
+# resolved when it is run through a link of another name (`bazel coverage` runs gcov as
+# <coverage dir>/gcov).
+WRAPPER = """#!/bin/sh
+# Written by toolchains/cc/host_gcc_tree.py: @host_gcc's {program}, on its own libraries.
+case "$0" in
+  */bin/*) root="${{0%/bin/*}}" ;;
+  bin/*) root=. ;;
+  *) self=$(readlink -f "$0") && root="${{self%/bin/*}}" ;;
+esac
+LD_LIBRARY_PATH="$root/tool_libs" exec "$root/usr/bin/{triple}-{program}" {flags}"$@"
+"""
+# gcc: the root is its sysroot; its assembler and linkers are looked for in libexec/ first;
+# -no-canonical-prefixes keeps the paths of its own programs as given (relative to the
+# execution root, not resolved to where the sandbox's symlinks lead); gcc.specs names the
+# standard header directories itself.
+GCC_FLAGS = '--sysroot="$root" -B"$root/libexec/" -no-canonical-prefixes -specs="$root/gcc.specs" '
+# Debian's GCC makes its standard include directories absolute (the real path of the
+# installation), which would put this machine's output base into every dependency file
+# and debug record. These specs drop them (-nostdinc) and name the same directories again
+# relative to the sysroot (%R, as given on the command line), in gcc's own order: libstdc++'s
+# for C++ (cc1plus) first, then gcc's own and glibc's (cc1, and cpp for -E) after any user
+# -isystem directory.
+SPECS = """*cpp_options:
++ {c_dirs}
+
+*cc1:
++ {c_dirs}
+
+*cc1plus:
++ {cxx_dirs}
+
+"""
+C_INCLUDE_DIRS = ("usr/lib/gcc/{triple}/12/include", "usr/include/{triple}", "usr/include")
+CXX_INCLUDE_DIRS = (
+    "usr/include/c++/12",
+    "usr/include/{triple}/c++/12",
+    "usr/include/c++/12/backward",
+)
+
+
+def relativize_symlinks(root: Path) -> tuple[int, int]:
+    rewritten = dropped = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            link = Path(dirpath) / name
+            if not link.is_symlink():
+                continue
+            target = os.readlink(link)
+            if target.startswith("/"):
+                link.unlink()
+                link.symlink_to(os.path.relpath(root / target.lstrip("/"), link.parent))
+                rewritten += 1
+            if not link.exists():
+                link.unlink()
+                dropped += 1
+    return rewritten, dropped
+
+
+def gather_tool_libs(root: Path, glibc_deb: Path) -> int:
+    glibc = {Path(path).name for path in glibc_files([glibc_deb])}
+    tool_libs = root / "tool_libs"
+    tool_libs.mkdir()
+    count = 0
+    for folder in LIB_DIRS:
+        for library in sorted((root / folder).glob("lib*.so.*")):
+            if library.name in glibc or (tool_libs / library.name).exists():
+                continue
+            (tool_libs / library.name).symlink_to(os.path.relpath(library, tool_libs))
+            count += 1
+    return count
+
+
+def write_specs(root: Path) -> None:
+    c_dirs = " ".join(f"-idirafter %R/{d.format(triple=TRIPLE)}" for d in C_INCLUDE_DIRS)
+    cxx_dirs = " ".join(f"-isystem %R/{d.format(triple=TRIPLE)}" for d in CXX_INCLUDE_DIRS)
+    for folder in (*C_INCLUDE_DIRS, *CXX_INCLUDE_DIRS):
+        if not (root / folder.format(triple=TRIPLE)).is_dir():
+            raise SystemExit(f"host_gcc_tree.py: no {folder} in the packages")
+    (root / "gcc.specs").write_text(SPECS.format(c_dirs=f"-nostdinc {c_dirs}", cxx_dirs=cxx_dirs))
+
+
+# The programs gcc and collect2 look up by their plain names (collect2 searches directories
+# only, so a -B prefix such as usr/bin/x86_64-linux-gnu- would not serve it): without them
+# there, a link would find the machine's /usr/bin/ld on PATH.
+GCC_PROGRAMS = ("as", "ld", "ld.bfd", "ld.gold")
+
+# Bazel's Unix toolchain configuration names an llvm-cov for clang's coverage; GCC's is gcov.
+NO_LLVM_COV = """#!/bin/sh
+echo "llvm-cov: @host_gcc is GCC, whose coverage is gcov's (bazel coverage uses it)" >&2
+exit 2
+"""
+
+
+def link_gcc_programs(root: Path) -> None:
+    libexec = root / "libexec"
+    libexec.mkdir()
+    for program in GCC_PROGRAMS:
+        target = root / "usr" / "bin" / f"{TRIPLE}-{program}"
+        if not target.exists():
+            raise SystemExit(f"host_gcc_tree.py: no usr/bin/{target.name} in the packages")
+        (libexec / program).symlink_to(os.path.relpath(target, libexec))
+
+
+def write_wrappers(root: Path) -> None:
+    (root / "bin").mkdir()
+    (root / "bin" / "llvm-cov").write_text(NO_LLVM_COV)
+    (root / "bin" / "llvm-cov").chmod(0o755)
+    for name, program in TOOLS.items():
+        if not (root / "usr" / "bin" / f"{TRIPLE}-{program}").exists():
+            raise SystemExit(f"host_gcc_tree.py: no usr/bin/{TRIPLE}-{program} in the packages")
+        flags = GCC_FLAGS.format(triple=TRIPLE) if name == "gcc" else ""
+        wrapper = root / "bin" / name
+        wrapper.write_text(WRAPPER.format(program=program, triple=TRIPLE, flags=flags))
+        wrapper.chmod(0o755)
+
+
+def main() -> int:
+    if len(sys.argv) != 3:
+        print(f"usage: {sys.argv[0]} ROOT GLIBC_DEB", file=sys.stderr)
+        return 2
+    root, glibc_deb = Path(sys.argv[1]), Path(sys.argv[2])
+    # Documentation, translations, gdb's and lintian's files, and the packages' /etc: no
+    # compile or link reads them.
+    for unused in ("usr/share", "etc"):
+        shutil.rmtree(root / unused, ignore_errors=True)
+    rewritten, dropped = relativize_symlinks(root)
+    libraries = gather_tool_libs(root, glibc_deb)
+    write_specs(root)
+    link_gcc_programs(root)
+    write_wrappers(root)
+    print(f"{rewritten} links made relative, {dropped} dangling dropped, {libraries} libraries")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
