@@ -5,8 +5,11 @@ The two builds differ in everything that must not matter: the checkout path (and
 length), the files' modification times, the output base (so every sandbox and execroot
 path), the Bazel server and the process ids nvcc and gcc run under. Neither may take an
 action result from a cache: the disk cache is turned off and remote results are not
-accepted, so every artifact is really compiled twice. The repository cache stays shared
-(fetched wheels are pinned by sha256).
+accepted, so every artifact is really compiled twice. Both run every action in Bazel's
+hermetic Linux sandbox (hermetic_sandbox.py), which shows an action its declared inputs
+and the machine's runtime only: a build that reads the machine's headers, compiler or
+linker fails here. The repository cache stays shared (fetched wheels and packages are
+pinned by sha256).
 
 The working tree is copied as git sees it (tests/checkout_copy.py), so uncommitted changes
 are checked too.
@@ -40,6 +43,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from checkout_copy import Checkout, copy_tree, remove_tree  # noqa: E402
+from hermetic_sandbox import hermetic_sandbox_flags  # noqa: E402  (beside this script)
 
 # What must come out bit-identical: every output file of these targets that Bazel
 # generates (sources they list are skipped). Add a target here to check it too.
@@ -78,7 +82,13 @@ def build(checkout: Checkout, targets: Sequence[str], flags: Sequence[str]) -> d
     """Builds `targets`; returns their generated output files, by execroot path."""
     events = checkout.output_base.parent / f"{checkout.output_base.name}.bep.json"
     checkout.bazel(
-        "build", *BUILD_FLAGS, *flags, f"--build_event_json_file={events}", "--", *targets
+        "build",
+        *BUILD_FLAGS,
+        *hermetic_sandbox_flags(),
+        *flags,
+        f"--build_event_json_file={events}",
+        "--",
+        *targets,
     )
     # The Build Event Protocol lists every output file of the requested targets (as
     # `cquery --output=files` would, without a second analysis).
