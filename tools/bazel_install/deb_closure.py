@@ -1,10 +1,11 @@
 """The package closure of a private prefix that runs on the system's glibc, and its proof.
 
 Shared by the lock generators of such prefixes (tools/remote_cache_install's nginx,
-tools/graphviz_install's graphviz): `resolve` follows the roots' Depends and Pre-Depends
-through the private apt state, leaving out what the machine always has (glibc) and what
-the prefix does not need; `check_links_only_pinned` unpacks the pins and proves with ldd
-that the named binaries take every library but glibc from them.
+tools/graphviz_install's graphviz, toolchains/cc's @host_gcc): `resolve` follows the roots'
+Depends and Pre-Depends through the private apt state, leaving out what the machine always
+has (glibc) and what the prefix does not need; `check_links_only_pinned` unpacks the pins
+and proves with ldd that the named binaries take every library but glibc from them;
+`regenerate_bookworm_lock` does both and writes the lock.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from deb_lock import PinnedDeb
-from debian_apt import PrivateApt
+from deb_lock import PinnedDeb, write_lock
+from debian_apt import PrivateApt, system_mirror
 
 DEPENDS_FIELDS = ("Pre-Depends", "Depends")
 GLIBC_SONAMES = re.compile(r"^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt)\b")
@@ -101,3 +103,23 @@ def check_links_only_pinned(
                 "add the package that ships it to the lock's roots"
             )
     return root
+
+
+def regenerate_bookworm_lock(
+    lock: Path,
+    header: str,
+    roots: Iterable[str],
+    from_system: set[str],
+    not_needed: set[str],
+    binaries: Iterable[str],
+) -> int:
+    """Resolve the roots' closure in bookworm, prove the binaries' links, write the lock."""
+    with tempfile.TemporaryDirectory(prefix=f"{lock.stem}-") as state:
+        apt = PrivateApt(Path(state), system_mirror(), suites=(("bookworm", ""),))
+        apt.update()
+        pins = resolve(apt, roots, from_system, not_needed)
+        check_links_only_pinned(apt, pins, Path(state) / "check", binaries)
+    write_lock(pins, lock, header)
+    total_mb = sum(pin.size for pin in pins) / 1e6
+    print(f"wrote {lock}: {len(pins)} packages, {total_mb:.1f} MB")
+    return 0

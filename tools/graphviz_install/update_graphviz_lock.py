@@ -17,14 +17,11 @@ its digest names a new prefix.
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bazel_install"))
 
-from deb_closure import check_links_only_pinned, resolve
-from deb_lock import write_lock
-from debian_apt import PrivateApt, system_mirror
+from deb_closure import regenerate_bookworm_lock
 from graphviz_prefix import DOT, plugin_files
 
 LOCK_PATH = Path(__file__).with_name("graphviz_debs.lock")
@@ -45,15 +42,9 @@ NOT_NEEDED = {
 
 
 def main() -> int:
-    with tempfile.TemporaryDirectory(prefix="graphviz-lock-") as state:
-        apt = PrivateApt(Path(state), system_mirror(), suites=(("bookworm", ""),))
-        apt.update()
-        pins = resolve(apt, ROOT_PACKAGES, FROM_SYSTEM, NOT_NEEDED)
-        check_links_only_pinned(apt, pins, Path(state) / "check", [DOT, *plugin_files()])
-    write_lock(pins, LOCK_PATH, HEADER)
-    total_mb = sum(pin.size for pin in pins) / 1e6
-    print(f"wrote {LOCK_PATH}: {len(pins)} packages, {total_mb:.1f} MB")
-    return 0
+    return regenerate_bookworm_lock(
+        LOCK_PATH, HEADER, ROOT_PACKAGES, FROM_SYSTEM, NOT_NEEDED, [DOT, *plugin_files()]
+    )
 
 
 if __name__ == "__main__":
