@@ -26,6 +26,16 @@ def _run(rctx, what, command):
         fail("@%s: %s failed (exit %d):\n%s" % (rctx.name, what, result.return_code, result.stderr))
     return result.stdout
 
+def _fetch_failure(rctx, pin):
+    # Bazel will not fetch a plain-http file without a checksum, so the file the mirror
+    # serves cannot be fetched again to name its digest here; Bazel's warning does.
+    return ("@%s: could not fetch %s (%s) with the sha256 pinned in %s. If Bazel's warning " +
+            "above says 'Checksum was ... but wanted ...', the mirror serves another file " +
+            "under this version: find out why before re-pinning it with " +
+            "toolchains/cc/update_host_gcc_lock.py. Otherwise check that apt reaches the " +
+            "machine's Debian mirror; if it dropped this version, run that script and commit " +
+            "the new lock.") % (rctx.name, pin.package, pin.pool_path, rctx.attr.lock)
+
 def _host_gcc_impl(rctx):
     python = rctx.which("python3") or fail("python3 not on PATH: @host_gcc asks it for the mirror")
     mirror = _run(rctx, "finding the Debian mirror", [python, rctx.path(rctx.attr._apt)]).strip()
@@ -33,22 +43,9 @@ def _host_gcc_impl(rctx):
     rctx.report_progress("downloading %d pinned Debian packages" % len(pins))
     for pin in pins:
         deb = "_debs/" + pin.pool_path.split("/")[-1]
-        result = rctx.download(
-            url = "%s/%s" % (mirror, pin.pool_path),
-            output = deb,
-            sha256 = pin.sha256,
-            allow_fail = True,
-        )
-        if not result.success:
-            fail(("@%s: could not fetch %s (%s) with the sha256 pinned in %s: %s. If the " +
-                  "mirror dropped this version, run toolchains/cc/update_host_gcc_lock.py " +
-                  "and commit the new lock.") % (
-                rctx.name,
-                pin.package,
-                pin.pool_path,
-                rctx.attr.lock,
-                result.error if hasattr(result, "error") else "download failed",
-            ))
+        url = "%s/%s" % (mirror, pin.pool_path)
+        if not rctx.download(url = url, output = deb, sha256 = pin.sha256, allow_fail = True).success:
+            fail(_fetch_failure(rctx, pin))
         _run(rctx, "unpacking " + pin.package, ["dpkg-deb", "-x", deb, "."])
     rctx.report_progress("making the tree self-contained")
     glibc = [p.pool_path.split("/")[-1] for p in pins if p.package == "libc6"]
