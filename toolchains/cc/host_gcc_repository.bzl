@@ -48,6 +48,10 @@ def _host_gcc_impl(rctx):
             fail(_fetch_failure(rctx, pin))
         _run(rctx, "unpacking " + pin.package, ["dpkg-deb", "-x", deb, "."])
     rctx.report_progress("making the tree self-contained")
+
+    # host_gcc_tree.py imports these: naming them makes an edit to them refetch the tree.
+    for module in rctx.attr._tree_imports:
+        rctx.path(module)
     glibc = [p.pool_path.split("/")[-1] for p in pins if p.package == "libc6"]
     if not glibc:
         fail("@%s: %s pins no libc6, the sysroot's glibc" % (rctx.name, rctx.attr.lock))
@@ -64,6 +68,10 @@ host_gcc_repository = repository_rule(
         "lock": attr.label(default = "//toolchains/cc:host_gcc_debs.lock", allow_single_file = True),
         "_apt": attr.label(default = "//tools/bazel_install:debian_apt.py", allow_single_file = True),
         "_tree": attr.label(default = "//toolchains/cc:host_gcc_tree.py", allow_single_file = True),
+        "_tree_imports": attr.label_list(default = [
+            "//tools/bazel_install:prefix_patching.py",
+            "//tools/bazel_install:bazel_rc.py",
+        ]),
     },
     doc = "GCC 12 + binutils + sysroot from sha256-pinned bookworm packages (host_gcc_debs.lock).",
 )
