@@ -52,13 +52,16 @@ case "$0" in
   bin/*) root=. ;;
   *) self=$(readlink -f "$0") && root="${{self%/bin/*}}" ;;
 esac
-LD_LIBRARY_PATH="$root/tool_libs" exec "$root/usr/bin/{triple}-{program}" {flags}"$@"
+LD_LIBRARY_PATH="$root/tool_libs" exec "$root/{path}" {flags}"$@"
 """
 # gcc: the root is its sysroot; its assembler and linkers are looked for in libexec/ first;
 # -no-canonical-prefixes keeps the paths of its own programs as given (relative to the
 # execution root, not resolved to where the sandbox's symlinks lead); gcc.specs names the
 # standard header directories itself.
 GCC_FLAGS = '--sysroot="$root" -B"$root/libexec/" -no-canonical-prefixes -specs="$root/gcc.specs" '
+# What gcc runs from its own directory: the compilers, the linker driver, LTO.
+GCC_LIBEXEC = f"usr/lib/gcc/{TRIPLE}/12"
+GCC_INTERNAL_PROGRAMS = ("cc1", "cc1plus", "collect2", "lto1", "lto-wrapper")
 # Debian's GCC makes its standard include directories absolute (the real path of the
 # installation), which would put this machine's output base into every dependency file
 # and debug record. These specs drop them (-nostdinc) and name the same directories again
@@ -75,12 +78,38 @@ SPECS = """*cpp_options:
 + {cxx_dirs}
 
 """
-C_INCLUDE_DIRS = ("usr/lib/gcc/{triple}/12/include", "usr/include/{triple}", "usr/include")
+C_INCLUDE_DIRS = (f"{GCC_LIBEXEC}/include", f"usr/include/{TRIPLE}", "usr/include")
 CXX_INCLUDE_DIRS = (
     "usr/include/c++/12",
-    "usr/include/{triple}/c++/12",
+    f"usr/include/{TRIPLE}/c++/12",
     "usr/include/c++/12/backward",
 )
+
+
+# The programs gcc and collect2 look up by their plain names (collect2 searches directories
+# only, so a -B prefix such as usr/bin/x86_64-linux-gnu- would not serve it): without them
+# there, a link would find the machine's /usr/bin/ld on PATH.
+GCC_PROGRAMS = ("as", "ld", "ld.bfd", "ld.gold")
+
+
+def pinned_program(program: str) -> str:
+    """Where the packages put a binutils or gcc program, relative to the root."""
+    return f"usr/bin/{TRIPLE}-{program}"
+
+
+def programs_run() -> list[str]:
+    """Every program the wrappers start, directly or through gcc, relative to the root
+    (update_host_gcc_lock.py proves with ldd that they link only pinned libraries)."""
+    tools = {pinned_program(program) for program in (*TOOLS.values(), *GCC_PROGRAMS)}
+    internal = {f"{GCC_LIBEXEC}/{program}" for program in GCC_INTERNAL_PROGRAMS}
+    return sorted(tools | internal)
+
+
+def require(root: Path, relative: str, directory: bool = False) -> Path:
+    path = root / relative
+    if not (path.is_dir() if directory else path.exists()):
+        raise SystemExit(f"host_gcc_tree.py: no {relative} in the packages")
+    return path
 
 
 def relativize_symlinks(root: Path) -> tuple[int, int]:
@@ -116,18 +145,12 @@ def gather_tool_libs(root: Path, glibc_deb: Path) -> int:
 
 
 def write_specs(root: Path) -> None:
-    c_dirs = " ".join(f"-idirafter %R/{d.format(triple=TRIPLE)}" for d in C_INCLUDE_DIRS)
-    cxx_dirs = " ".join(f"-isystem %R/{d.format(triple=TRIPLE)}" for d in CXX_INCLUDE_DIRS)
+    c_dirs = " ".join(f"-idirafter %R/{folder}" for folder in C_INCLUDE_DIRS)
+    cxx_dirs = " ".join(f"-isystem %R/{folder}" for folder in CXX_INCLUDE_DIRS)
     for folder in (*C_INCLUDE_DIRS, *CXX_INCLUDE_DIRS):
-        if not (root / folder.format(triple=TRIPLE)).is_dir():
-            raise SystemExit(f"host_gcc_tree.py: no {folder} in the packages")
+        require(root, folder, directory=True)
     (root / "gcc.specs").write_text(SPECS.format(c_dirs=f"-nostdinc {c_dirs}", cxx_dirs=cxx_dirs))
 
-
-# The programs gcc and collect2 look up by their plain names (collect2 searches directories
-# only, so a -B prefix such as usr/bin/x86_64-linux-gnu- would not serve it): without them
-# there, a link would find the machine's /usr/bin/ld on PATH.
-GCC_PROGRAMS = ("as", "ld", "ld.bfd", "ld.gold")
 
 # Bazel's Unix toolchain configuration names an llvm-cov for clang's coverage; GCC's is gcov.
 NO_LLVM_COV = """#!/bin/sh
@@ -140,9 +163,7 @@ def link_gcc_programs(root: Path) -> None:
     libexec = root / "libexec"
     libexec.mkdir()
     for program in GCC_PROGRAMS:
-        target = root / "usr" / "bin" / f"{TRIPLE}-{program}"
-        if not target.exists():
-            raise SystemExit(f"host_gcc_tree.py: no usr/bin/{target.name} in the packages")
+        target = require(root, pinned_program(program))
         (libexec / program).symlink_to(os.path.relpath(target, libexec))
 
 
@@ -151,11 +172,12 @@ def write_wrappers(root: Path) -> None:
     (root / "bin" / "llvm-cov").write_text(NO_LLVM_COV)
     (root / "bin" / "llvm-cov").chmod(0o755)
     for name, program in TOOLS.items():
-        if not (root / "usr" / "bin" / f"{TRIPLE}-{program}").exists():
-            raise SystemExit(f"host_gcc_tree.py: no usr/bin/{TRIPLE}-{program} in the packages")
-        flags = GCC_FLAGS.format(triple=TRIPLE) if name == "gcc" else ""
+        require(root, pinned_program(program))
+        flags = GCC_FLAGS if name == "gcc" else ""
         wrapper = root / "bin" / name
-        wrapper.write_text(WRAPPER.format(program=program, triple=TRIPLE, flags=flags))
+        wrapper.write_text(
+            WRAPPER.format(program=program, path=pinned_program(program), flags=flags)
+        )
         wrapper.chmod(0o755)
 
 

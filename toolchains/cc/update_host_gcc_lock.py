@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "bazel_install"))
 
 from deb_closure import regenerate_bookworm_lock
+from host_gcc_tree import pinned_program, programs_run
 
 LOCK_PATH = Path(__file__).with_name("host_gcc_debs.lock")
 HEADER = (
@@ -41,25 +42,9 @@ ROOT_PACKAGES = (
 # the system at build time.
 FROM_SYSTEM: set[str] = set()
 NOT_NEEDED = {"libc-dev-bin", "rpcsvc-proto", "libnsl-dev", "debconf", "debconf-2.0"}
-GCC_LIBEXEC = "usr/lib/gcc/x86_64-linux-gnu/12"
-# The programs a compile or link runs: they must link nothing but glibc from outside the pins.
-BINARIES = (
-    "usr/bin/x86_64-linux-gnu-gcc-12",
-    "usr/bin/x86_64-linux-gnu-g++-12",
-    f"{GCC_LIBEXEC}/cc1",
-    f"{GCC_LIBEXEC}/cc1plus",
-    f"{GCC_LIBEXEC}/collect2",
-    f"{GCC_LIBEXEC}/lto1",
-    f"{GCC_LIBEXEC}/lto-wrapper",
-    "usr/bin/x86_64-linux-gnu-as",
-    "usr/bin/x86_64-linux-gnu-ld.bfd",
-    "usr/bin/x86_64-linux-gnu-ld.gold",
-    "usr/bin/x86_64-linux-gnu-ar",
-    "usr/bin/x86_64-linux-gnu-nm",
-    "usr/bin/x86_64-linux-gnu-objcopy",
-    "usr/bin/x86_64-linux-gnu-strip",
-    "usr/bin/x86_64-linux-gnu-gcov-12",
-)
+# What the wrappers run must link nothing but glibc from outside the pins; so must g++,
+# which the packages ship beside gcc (the same driver for C++).
+BINARIES = (*programs_run(), pinned_program("g++-12"))
 
 
 def main() -> int:
