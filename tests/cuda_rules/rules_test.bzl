@@ -46,6 +46,26 @@ def _rdc_library_impl(ctx):
 
 rdc_library_test = analysistest.make(_rdc_library_impl)
 
+# Every compile prunes its inputs: it runs through the rules' wrapper, which writes the
+# dependency file and the list of the workspace's headers it did not read, and offers only
+# the workspace's own headers (not the pinned repositories') for pruning.
+def _pruned_inputs_impl(ctx):
+    env = analysistest.begin(ctx)
+    for action in _actions(env, "CudaCompile"):
+        asserts.true(env, action.argv[0].endswith("toolchains/cuda/nvcc_unused_inputs.sh"), action.argv[0])
+        outputs = [f.basename for f in action.outputs.to_list()]
+        for suffix in [".pic.o", ".pic.d", ".pic.unused"]:
+            asserts.true(env, [o for o in outputs if o.endswith(suffix)], "no %s in %s" % (suffix, outputs))
+        lists = [f for f in action.inputs.to_list() if f.basename.endswith(".headers")]
+        asserts.equals(env, 1, len(lists))
+        offered = [a for a in analysistest.target_actions(env) if lists[0] in a.outputs.to_list()]
+        content = offered[0].content
+        asserts.true(env, "tests/cuda_rules/example/device_math.cuh" in content, content)
+        asserts.false(env, "external/" in content, content)
+    return analysistest.end(env)
+
+pruned_inputs_test = analysistest.make(_pruned_inputs_impl)
+
 # A CUDA target above :saxpy through a cc_library: CcInfo hands on host_defines only.
 def _dependent_impl(ctx):
     env = analysistest.begin(ctx)
@@ -98,10 +118,11 @@ lineinfo_test = _flags_test({"//command_line_option:features": ["lineinfo"]})
 def _resolution_impl(ctx):
     env = analysistest.begin(ctx)
     for action in _actions(env, "CudaCompile"):
+        # argv[0] is the rules' wrapper (nvcc_unused_inputs.sh), which runs argv[1].
         asserts.true(
             env,
-            action.argv[0].endswith("tests/cuda_rules/probe_nvcc.sh"),
-            "the compile should run the registered probe toolchain's nvcc, ran %s" % action.argv[0],
+            action.argv[1].endswith("tests/cuda_rules/probe_nvcc.sh"),
+            "the compile should run the registered probe toolchain's nvcc, ran %s" % action.argv[1],
         )
     return analysistest.end(env)
 

@@ -189,6 +189,12 @@ _COMMON_ATTRS = {
     ),
     "_archs": attr.label(default = "//toolchains/cuda:archs"),
     "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+    "_nvcc_unused_inputs": attr.label(
+        default = "//toolchains/cuda:nvcc_unused_inputs.sh",
+        allow_single_file = True,
+        executable = True,
+        cfg = "exec",
+    ),
 }
 
 cuda_objects = rule(

@@ -44,8 +44,18 @@ def _include_flags(compilation_context):
         flags += ["-isystem", path]
     return flags
 
+def _workspace_header(file):
+    """The header's path if it is the workspace's own (a source or generated one), else None:
+    only these are pruned from a compile's inputs (nvcc_unused_inputs.sh); the pinned
+    repositories change only with nvcc's own files, which rerun every compile anyway."""
+    return None if file.owner.workspace_name else file.path
+
 def nvcc_compile(ctx, cuda, cc_toolchain, src, compilation_context, options, rdc):
     """Compiles `src` as CUDA into a position-independent object.
+
+    nvcc runs through ctx.executable._nvcc_unused_inputs, which writes a dependency file and
+    the list of the workspace's headers the compile did not read (unused_inputs_list): a
+    change to one of those does not rerun it, as Bazel's C++ compiles prune their inputs.
 
     Args:
       ctx: the rule's context.
@@ -59,8 +69,19 @@ def nvcc_compile(ctx, cuda, cc_toolchain, src, compilation_context, options, rdc
     Returns:
       The object File.
     """
-    obj = ctx.actions.declare_file(_object_path(ctx, src, ".rdc.pic.o" if rdc else ".pic.o"))
+    stem = ".rdc.pic" if rdc else ".pic"
+    obj = ctx.actions.declare_file(_object_path(ctx, src, stem + ".o"))
+    deps_file = ctx.actions.declare_file(_object_path(ctx, src, stem + ".d"))
+    unused_headers = ctx.actions.declare_file(_object_path(ctx, src, stem + ".unused"))
+    prunable = ctx.actions.declare_file(_object_path(ctx, src, stem + ".headers"))
+    headers = depset(options.hdrs, transitive = [compilation_context.headers])
+    prunable_list = ctx.actions.args()
+    prunable_list.set_param_file_format("multiline")
+    prunable_list.add_all(headers, map_each = _workspace_header)
+    ctx.actions.write(prunable, prunable_list)
+
     args = ctx.actions.args()
+    args.add_all([cuda.nvcc, prunable, deps_file, unused_headers])
     args.add_all(["-x", "cu", "-c", src.path, "-o", obj.path])
     args.add("-ccbin", cc_toolchain.compiler_executable)
     args.add_all(["-std=c++17", "-Xcompiler", "-fPIC"])
@@ -78,14 +99,12 @@ def nvcc_compile(ctx, cuda, cc_toolchain, src, compilation_context, options, rdc
     args.add_all(options.ptxasopts, format_each = "-Xptxas=%s")
     args.add_all(options.flags)
     ctx.actions.run(
-        executable = cuda.nvcc,
+        executable = ctx.executable._nvcc_unused_inputs,
         arguments = [args],
-        inputs = depset(
-            [src] + options.hdrs,
-            transitive = [compilation_context.headers, cc_toolchain.all_files],
-        ),
-        tools = cuda.compiler_files,
-        outputs = [obj],
+        inputs = depset([src, prunable], transitive = [headers, cc_toolchain.all_files]),
+        tools = depset([cuda.nvcc], transitive = [cuda.compiler_files]),
+        outputs = [obj, deps_file, unused_headers],
+        unused_inputs_list = unused_headers,
         mnemonic = "CudaCompile",
         progress_message = "Compiling CUDA " + src.short_path,
         env = _NVCC_ENV,
