@@ -34,6 +34,7 @@ def source_files():
 torch_core_runtime_headers = [
     "torch_core/csrc/runtime/current_device_scope.h",
     "torch_core/csrc/runtime/device_runtime.h",
+    "torch_core/csrc/runtime/runtime_handles.h",
 ]
 
 # The simulated runtime: the interface over host memory and host threads (torch-free).

@@ -10,7 +10,7 @@
 #include <c10/core/DeviceType.h>
 #include <c10/core/Scalar.h>
 
-#include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/runtime_handles.h"
 
 namespace torch_core {
 

@@ -22,14 +22,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace torch_core {
+#include "torch_core/csrc/runtime/runtime_handles.h"
 
-// Opaque handles owned by the runtime (a cudaStream_t / cudaEvent_t for CUDA).
-using StreamHandle = void*;
-using EventHandle = void*;
-// A captured graph and an instantiated, launchable one (cudaGraph_t / cudaGraphExec_t).
-using GraphHandle = void*;
-using GraphExecHandle = void*;
+namespace torch_core {
 
 // What other calls a stream capture forbids (cudaStreamCaptureMode): calls that could
 // synchronise with the captured work are refused from any thread (kGlobal), from the

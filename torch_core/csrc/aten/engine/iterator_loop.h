@@ -6,7 +6,7 @@
 #include <ATen/TensorIterator.h>
 
 #include "torch_core/csrc/aten/engine/operand_loop.h"
-#include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/runtime_handles.h"
 
 namespace torch_core::engine {
 

@@ -15,7 +15,7 @@
 #include "torch_core/csrc/aten/engine/reduce_call.h"
 #include "torch_core/csrc/aten/engine/scan_call.h"
 #include "torch_core/csrc/aten/engine/sort_call.h"
-#include "torch_core/csrc/runtime/device_runtime.h"
+#include "torch_core/csrc/runtime/runtime_handles.h"
 
 namespace torch_core::engine {
 
