@@ -7,12 +7,13 @@ built once. Scenarios, in order within a run:
 
   cold          fresh output base, empty disk cache, remote cache not read
   no-op         the same build again
-  touch .cu     one kernel source edited
+  touch .cu     one of the CUDA engine's kernel sources edited
   touch .cpp    one torch_core source edited (when torch_cuda's graph has one)
-  touch header  torch_core's runtime interface header edited (every C++ target includes it)
+  touch header  torch_core's runtime interface header edited (what includes it recompiles)
   warm disk     `bazel clean`, then a build served from the disk cache of the cold build
   remote        fresh output base and disk cache, served from the remote cache
-                (only when `tools/remote_cache status` says the local server runs)
+                (only when `tools/remote_cache status` says the local server runs);
+                the actions it did not take from the cache are listed after the table
 
 Usage: python3 benchmarks/build/build_bench.py [--runs N]
 """
@@ -20,6 +21,7 @@ Usage: python3 benchmarks/build/build_bench.py [--runs N]
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import statistics
@@ -32,7 +34,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 TARGET = "//third_device/torch_cuda:all"
-TOUCHED_CU = "third_device/torch_cuda/torch_cuda/csrc/aten/kernels/elementwise_add.cu"
+TOUCHED_CU = "third_device/torch_cuda/torch_cuda/csrc/aten/engine/elementwise_binary.cu"
 TOUCHED_HEADER = "torch_core/csrc/runtime/device_runtime.h"
 # "INFO: 55 processes: 3 remote cache hit, 34 internal, 18 linux-sandbox."
 _PROCESSES = re.compile(r"INFO: \d+ process(?:es)?: (.*)\.")
@@ -54,6 +56,27 @@ class BuildResult:
 class Scenario:
     name: str
     results: list[BuildResult] = field(default_factory=list)
+    # "mnemonic target" of each action a run executed instead of taking from a cache.
+    misses: list[list[str]] = field(default_factory=list)
+
+
+def executed_actions(execution_log: Path) -> list[str]:
+    """The actions of a build's --execution_log_json_file (concatenated JSON objects) that
+    no cache served."""
+    text = execution_log.read_text()
+    decoder = json.JSONDecoder()
+    position, missed = 0, []
+    while (position := _skip_space(text, position)) < len(text):
+        spawn, position = decoder.raw_decode(text, position)
+        if not spawn.get("remoteCacheHit") and "cache hit" not in spawn.get("runner", ""):
+            missed.append(f"{spawn.get('mnemonic', '?')} {spawn.get('targetLabel', '?')}")
+    return sorted(missed)
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
 
 
 class Checkout:
@@ -158,8 +181,13 @@ def one_run(index: int, scenarios: dict[str, Scenario], use_remote: bool) -> Non
                 shutil.rmtree(checkout.disk_cache, ignore_errors=True)
                 # The edits above changed the tree: restore it to what the cold build saw.
                 fresh = Checkout(Path(tmp) / "fresh")
+                execution_log = Path(tmp) / "remote_execution_log.json"
                 try:
-                    scenarios["remote"].results.append(fresh.build("--config=remote-cache"))
+                    scenarios["remote"].results.append(
+                        fresh.build("--config=remote-cache",
+                                    f"--execution_log_json_file={execution_log}")
+                    )
+                    scenarios["remote"].misses.append(executed_actions(execution_log))
                 finally:
                     fresh.shutdown()
         finally:
@@ -203,6 +231,10 @@ def main() -> int:
         one_run(index, scenarios, use_remote)
     print(f"\n{TARGET}, {options.runs} runs, 2-core machine\n")
     print(table(scenarios))
+    for index, missed in enumerate(scenarios["remote"].misses if use_remote else []):
+        print(f"\nremote, run {index + 1}: {len(missed)} actions not from a cache")
+        for action in missed:
+            print(f"  {action}")
     return 0
 
 
