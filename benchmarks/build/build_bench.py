@@ -60,6 +60,14 @@ class Scenario:
     misses: list[list[str]] = field(default_factory=list)
 
 
+def record(scenario: Scenario, result: BuildResult) -> None:
+    """Keeps a result and prints it at once, so that a later failure loses nothing."""
+    scenario.results.append(result)
+    rate = result.cache_hit_rate()
+    hits = f", {rate:.0%} from a cache" if rate is not None else ""
+    print(f"build_bench: {scenario.name}: {result.seconds:.1f} s{hits}", flush=True)
+
+
 def executed_actions(execution_log: Path) -> list[str]:
     """The actions of a build's --execution_log_json_file (concatenated JSON objects) that
     no cache served."""
@@ -158,35 +166,35 @@ def remote_cache_running() -> bool:
 def one_run(index: int, scenarios: dict[str, Scenario], use_remote: bool) -> None:
     with tempfile.TemporaryDirectory(prefix=f"build_bench{index}_") as tmp:
         checkout = Checkout(Path(tmp))
+        # The tree the cold build sees, copied now: the remote build must see it too, not
+        # the edits below nor the developer's edits while the benchmark runs.
+        fresh = Checkout(Path(tmp) / "fresh")
         try:
             # The cold build fills the remote cache (never reads it) for the last scenario.
             remote_off = ("--remote_cache=",)
             remote_fill = ("--config=remote-cache", "--noremote_accept_cached")
             cold_flags = remote_fill if use_remote else remote_off
-            scenarios["cold"].results.append(checkout.build(*cold_flags))
-            scenarios["no-op"].results.append(checkout.build(*remote_off))
+            record(scenarios["cold"], checkout.build(*cold_flags))
+            record(scenarios["no-op"], checkout.build(*remote_off))
             checkout.edit(TOUCHED_CU, str(index))
-            scenarios["touch .cu"].results.append(checkout.build(*remote_off))
+            record(scenarios["touch .cu"], checkout.build(*remote_off))
             core_cpp = checkout.source_in_graph(r"^//torch_core:.*\.cpp$")
             if core_cpp:
                 checkout.edit(core_cpp, str(index))
-                scenarios["touch .cpp"].results.append(checkout.build(*remote_off))
+                record(scenarios["touch .cpp"], checkout.build(*remote_off))
             checkout.edit(TOUCHED_HEADER, str(index))
-            scenarios["touch header"].results.append(checkout.build(*remote_off))
+            record(scenarios["touch header"], checkout.build(*remote_off))
             checkout.bazel("clean")
-            scenarios["warm disk"].results.append(checkout.build(*remote_off))
+            record(scenarios["warm disk"], checkout.build(*remote_off))
             if use_remote:
                 checkout.shutdown()
                 shutil.rmtree(checkout.output_base, ignore_errors=True)
                 shutil.rmtree(checkout.disk_cache, ignore_errors=True)
-                # The edits above changed the tree: restore it to what the cold build saw.
-                fresh = Checkout(Path(tmp) / "fresh")
                 execution_log = Path(tmp) / "remote_execution_log.json"
                 try:
-                    scenarios["remote"].results.append(
-                        fresh.build("--config=remote-cache",
+                    remote_flags = ("--config=remote-cache",
                                     f"--execution_log_json_file={execution_log}")
-                    )
+                    record(scenarios["remote"], fresh.build(*remote_flags))
                     scenarios["remote"].misses.append(executed_actions(execution_log))
                 finally:
                     fresh.shutdown()
