@@ -633,6 +633,30 @@ torch_cuda_fft_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/fft_ops.cpp",
 ]
 
+# The plans of the cuDNN convolutions and their per-device cache (no CUDA header): what
+# both variants' executors run.
+torch_cuda_conv_plan_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.cpp",
+]
+
+torch_cuda_conv_plan_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.h",
+]
+
+# The cuDNN executor of the convolution plans.
+torch_cuda_cudnn_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_check.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_conv_executor.cpp",
+]
+
+# cudnn_convolution and cudnn_convolution_transpose on the CUDA key: plans handed to the
+# variant's executor.
+torch_cuda_convolution_ops_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_conv_ops.cpp",
+]
+
 # The plans of the dense solvers (no CUDA header): what both variants' executors run.
 torch_cuda_solver_plan_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/linalg/solver_plan.cpp",
@@ -758,10 +782,12 @@ torch_cuda_activation_sources = [
 # and solver executors, and its _CUDAC functions.
 torch_cuda_simulated_variant_sources = [
     "third_device/torch_cuda/simulated/csrc/host_blas.cpp",
+    "third_device/torch_cuda/simulated/csrc/host_conv.cpp",
     "third_device/torch_cuda/simulated/csrc/host_fft.cpp",
     "third_device/torch_cuda/simulated/csrc/host_solver.cpp",
     "third_device/torch_cuda/simulated/csrc/library_calls.cpp",
     "third_device/torch_cuda/simulated/csrc/simulated_variant.cpp",
+    "third_device/torch_cuda/simulated/csrc/tf32.h",
 ]
 
 torch_cuda_simulated_variant_headers = [

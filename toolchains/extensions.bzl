@@ -4,6 +4,8 @@
 - @cuda: the CUDA 13.5 toolkit assembled from NVIDIA's PyPI wheels.
 - @cuda_cublas: cuBLAS/cuBLASLt, separate so its 444 MB are fetched only when linked.
 - @cuda_nvtx: NVTX3 (header-only), what torch.cuda.nvtx calls.
+- @cuda_cudnn: cuDNN's headers and libcudnn.so.9, what the real variant links;
+  @cuda_cudnn_engines: the whole cuDNN wheel, to run it under Bazel (the GPU tests).
 - @cuda_nccl: NCCL, the real variant's collectives (torch.distributed's "nccl").
 - @cuda_cufft: cuFFT, the real variant's torch.fft.
 - @cuda_cusolver: cuSOLVER (with the cuSPARSE and nvJitLink it links), the real variant's
@@ -75,6 +77,22 @@ def _hermetic_deps_impl(module_ctx):
             "nvidia-cusparse",
             "nvidia-nvjitlink",
         ],
+    )
+    pinned_wheels(
+        name = "cuda_cudnn",
+        build_file = "//toolchains/cuda:BUILD.cudnn.bazel",
+        # Linking needs the headers and the library cuDNN's API lives in; the engine
+        # libraries it loads at run time are 926 MB unpacked.
+        extract_only = [
+            "nvidia/cudnn/include/",
+            "nvidia/cudnn/lib/libcudnn.so.9",
+        ],
+        packages = ["nvidia-cudnn-cu13"],
+    )
+    pinned_wheels(
+        name = "cuda_cudnn_engines",
+        build_file = "//toolchains/cuda:BUILD.cudnn_engines.bazel",
+        packages = ["nvidia-cudnn-cu13"],
     )
     pinned_wheels(
         name = "cuda_nvtx",

@@ -13,15 +13,17 @@ transports that limit a file's size), holding:
             headers, C++ tests and stubs), @torch_testing (expecttest), torch_core's and
             torch_cuda's wheels unpacked;
   bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cublas_test, //tests/gpu:cufft_test,
-            //tests/gpu:cusolver_test, //tests/gpu:cuda_ipc_test, //tests/gpu:cuda_vm_test,
+            //tests/gpu:cusolver_test, //tests/gpu:cudnn_test, //tests/gpu:cuda_ipc_test,
+            //tests/gpu:cuda_vm_test,
             //tests/gpu:nccl_test and //tests/pipeline:cuda_runtime_test, with libc10.so
             beside them.
 
-cuBLAS, cuFFT, cuSOLVER and NCCL are not packed (libcublasLt alone is 550 MB, libcufft
-235 MB, libcusolver with cuSPARSE and nvJitLink 550 MB, libnccl 344 MB):
-tools/gpu_kit_run.sh takes the GPU machine's libcublas.so.13, libcufft.so.12,
-libcusolver.so.12 (and the libcusparse.so.12 and libnvJitLink.so.13 it needs) and
-libnccl.so.2 and runs the checks from a checkout of this repository.
+cuBLAS, cuFFT, cuSOLVER, NCCL and cuDNN are not packed (libcublasLt alone is 550 MB,
+libcufft 235 MB, libcusolver with cuSPARSE and nvJitLink 550 MB, libnccl 344 MB, cuDNN
+926 MB): tools/gpu_kit_run.sh takes the GPU machine's libcublas.so.13, libcufft.so.12,
+libcusolver.so.12 (and the libcusparse.so.12 and libnvJitLink.so.13 it needs),
+libnccl.so.2 and libcudnn.so.9 (with its engine libraries) and runs the checks from a
+checkout of this repository.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ TEST_BINARIES = [
     "//tests/gpu:cublas_test",
     "//tests/gpu:cufft_test",
     "//tests/gpu:cusolver_test",
+    "//tests/gpu:cudnn_test",
     "//tests/gpu:cuda_ipc_test",
     "//tests/gpu:cuda_vm_test",
     "//tests/gpu:nccl_test",

@@ -19,7 +19,8 @@
 # $CUBLAS_DIR / $CUFFT_DIR / $CUSOLVER_DIR / $CUSPARSE_DIR / $NVJITLINK_DIR, /usr, /opt or
 # its Python's site-packages, where a stock CUDA torch's nvidia wheels put them), NCCL its
 # libnccl.so.2 (likewise under $NCCL_DIR; NCCL
-# 2's ABI is stable across releases).
+# 2's ABI is stable across releases), cuDNN its libcudnn.so.9 with the engine libraries
+# beside it (under $CUDNN_DIR, or where a stock CUDA torch's nvidia-cudnn wheel puts them).
 # $GPU_KIT_WORK (default KIT_DIR/unpacked) is where the kit is unpacked; an unpacked kit
 # there is reused.
 set -u
@@ -77,14 +78,18 @@ cusparse_dir=$(library_dir libcusparse.so.12 CUSPARSE_DIR /usr /opt $python_site
 nvjitlink_dir=$(library_dir libnvJitLink.so.13 NVJITLINK_DIR /usr /opt $python_sites) || exit 1
 cusolver_path=$cusolver_dir:$cusparse_dir:$nvjitlink_dir:$cublas_dir
 nccl_dir=$(library_dir libnccl.so.2 NCCL_DIR /usr /opt $python_sites) || exit 1
+cudnn_dir=$(library_dir libcudnn.so.9 CUDNN_DIR /usr /opt $python_sites) || exit 1
 # Where _CUDAC.so's RUNPATH looks for them in an installed wheel ($ORIGIN/nvidia/cu13/lib,
-# $ORIGIN/nvidia/nccl/lib): links to each library, as they may lie in different places.
-mkdir -p "$site/nvidia/cu13/lib" "$site/nvidia/nccl"
+# $ORIGIN/nvidia/nccl/lib, $ORIGIN/nvidia/cudnn/lib): links to each library, as they may
+# lie in different places, and to cuDNN's directory, whose engine libraries libcudnn.so.9
+# loads from beside it.
+mkdir -p "$site/nvidia/cu13/lib" "$site/nvidia/nccl" "$site/nvidia/cudnn"
 for library in "$cublas_dir"/libcublas.so.13 "$cublas_dir"/libcublasLt.so.13 "$cufft_dir"/libcufft.so.12 \
   "$cusolver_dir"/libcusolver.so.12 "$cusparse_dir"/libcusparse.so.12 "$nvjitlink_dir"/libnvJitLink.so.13; do
   ln -sfn "$library" "$site/nvidia/cu13/lib/"
 done
 ln -sfn "$nccl_dir" "$site/nvidia/nccl/lib"
+ln -sfn "$cudnn_dir" "$site/nvidia/cudnn/lib"
 
 export PYTHONHOME=$work/py/usr PYTHONNOUSERSITE=1 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 export PYTHONFAULTHANDLER=1
@@ -99,6 +104,7 @@ declare -A checks=(
   [cublas_test]="30|LD_LIBRARY_PATH=$cublas_dir $bin/cublas_test"
   [cufft_test]="60|LD_LIBRARY_PATH=$cufft_dir $bin/cufft_test"
   [cusolver_test]="60|LD_LIBRARY_PATH=$cusolver_path $bin/cusolver_test"
+  [cudnn_test]="90|LD_LIBRARY_PATH=$cudnn_dir $bin/cudnn_test"
   [cuda_ipc_test]="30|$bin/cuda_ipc_test"
   [cuda_vm_test]="30|$bin/cuda_vm_test"
   [nccl_test]="60|GPU_KIT_MACHINE_NCCL=1 LD_LIBRARY_PATH=$nccl_dir $bin/nccl_test"
@@ -146,7 +152,7 @@ run_check() {
 
 # One after another: what everything else stands on. Alone: the benchmarks, then what
 # fills the device's memory or slows every kernel down.
-first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test cusolver_test nccl_test demo)
+first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test cusolver_test cudnn_test nccl_test demo)
 alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_fft bench_fft_stock bench_linalg bench_linalg_stock bench_op_overhead
   bench_op_overhead_stock contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine
   sanitize_cublas)

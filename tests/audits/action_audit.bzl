@@ -14,6 +14,8 @@ The checks (`check`):
 _HERMETIC_REPOS = [
     Label("@cuda//:nvcc").workspace_name,
     Label("@cuda_cublas//:cublas").workspace_name,
+    Label("@cuda_cudnn//:cudnn").workspace_name,
+    Label("@cuda_cudnn_engines//:runtime").workspace_name,
     Label("@cuda_cufft//:cufft").workspace_name,
     Label("@cuda_cusolver//:cusolver").workspace_name,
     Label("@cuda_nvtx//:nvtx3").workspace_name,
@@ -29,7 +31,7 @@ _NOT_TOOLKIT_REPOS = [
 
 # File names of CUDA toolkit parts, wherever they appear.
 _TOOLKIT_FILES = ["nvcc", "cicc", "ptxas", "fatbinary", "nvlink", "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h"]
-_TOOLKIT_LIBRARY_PREFIXES = ["libcudart", "libcublas", "libcufft", "libcusolver", "libcusparse", "libnvJitLink", "libcuda.so", "libnvrtc"]
+_TOOLKIT_LIBRARY_PREFIXES = ["libcudart", "libcublas", "libcudnn", "libcufft", "libcusolver", "libcusparse", "libnvJitLink", "libcuda.so", "libnvrtc"]
 
 ActionAuditInfo = provider(
     doc = "Violations found in a target and everything it depends on.",

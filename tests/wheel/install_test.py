@@ -53,8 +53,8 @@ for _name in ("wheel", "torch_core_wheel", "lock", "user_code"):
 # torch's libraries _CUDAC.so links, shipped in torch/lib of the torch wheel.
 TORCH_LIB_RPATH = "$ORIGIN/torch/lib"
 # The real variant's NVIDIA wheels: where each installs its libraries, the pattern of
-# their names, and the one _CUDAC.so links (as @cuda//:cublas, :cufft and :nccl lay them
-# out).
+# their names, and the one _CUDAC.so links (as @cuda//:cublas, :cufft, :nccl and :cudnn lay
+# them out).
 NVIDIA_LIBRARIES = {
     "nvidia-cublas": ("nvidia/cu13/lib", "libcublas*.so.*", "libcublas.so.13"),
     "nvidia-cufft": ("nvidia/cu13/lib", "libcufft.so.*", "libcufft.so.12"),
@@ -63,6 +63,8 @@ NVIDIA_LIBRARIES = {
     "nvidia-cusparse": ("nvidia/cu13/lib", "libcusparse.so.*", "libcusparse.so.12"),
     "nvidia-nvjitlink": ("nvidia/cu13/lib", "libnvJitLink.so.*", "libnvJitLink.so.13"),
     "nvidia-nccl-cu13": ("nvidia/nccl/lib", "libnccl*.so.*", "libnccl.so.2"),
+    # The library the real variant links; it loads the wheel's others when first used.
+    "nvidia-cudnn-cu13": ("nvidia/cudnn/lib", "libcudnn*.so.*", "libcudnn.so.9"),
 }
 
 

@@ -21,8 +21,9 @@ load("//toolchains/wheels:requirements.bzl", "pinned_requirement")
 # pinned torch wheel) and, for the real variant, cuBLAS, cuFFT and cuSOLVER (the
 # nvidia-cublas, nvidia-cufft and nvidia-cusolver wheels install libcublas.so.13,
 # libcufft.so.12 and libcusolver.so.12 in nvidia/cu13/lib, where nvidia-cusparse and
-# nvidia-nvjitlink put the libraries libcusolver.so.12 needs) and NCCL (nvidia-nccl-cu13:
-# nvidia/nccl/lib/libnccl.so.2).
+# nvidia-nvjitlink put the libraries libcusolver.so.12 needs), NCCL (nvidia-nccl-cu13:
+# nvidia/nccl/lib/libnccl.so.2) and cuDNN (nvidia-cudnn-cu13: nvidia/cudnn/lib/libcudnn.so.9
+# beside the engine libraries it loads).
 # Bazel's own runfiles entries stay first; in
 # site-packages they name nothing and the loader moves on. (torch_cuda._loader also
 # preloads torch's libraries from the imported torch, so the torch found is the one
@@ -30,6 +31,7 @@ load("//toolchains/wheels:requirements.bzl", "pinned_requirement")
 TORCH_LIB_RPATH = ["-Wl,-rpath,$$ORIGIN/torch/lib"]
 CU13_LIB_RPATH = ["-Wl,-rpath,$$ORIGIN/nvidia/cu13/lib"]
 NCCL_RPATH = ["-Wl,-rpath,$$ORIGIN/nvidia/nccl/lib"]
+CUDNN_RPATH = ["-Wl,-rpath,$$ORIGIN/nvidia/cudnn/lib"]
 
 # cp311: the pinned torch wheel's (and the interpreter @local_python checks for). The
 # platform tag is the newest glibc symbol version the _CUDAC.so builds need (2.34: the

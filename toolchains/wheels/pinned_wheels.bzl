@@ -33,6 +33,30 @@ def _pinned_lines(rctx):
         ))
     return [pinned[p] for p in wanted]
 
+# Extracts the members of a zip whose names start with one of the given prefixes.
+_EXTRACT_MEMBERS = """
+import sys, zipfile
+archive, prefixes = zipfile.ZipFile(sys.argv[1]), tuple(sys.argv[2:])
+names = [n for n in archive.namelist() if n.startswith(prefixes)]
+missing = [p for p in prefixes if not any(n.startswith(p) for n in names)]
+if missing:
+    sys.exit("no member of %s starts with %s" % (sys.argv[1], ", ".join(missing)))
+archive.extractall(".", names)
+"""
+
+def _extract_members(rctx, wheel, prefixes):
+    result = rctx.execute(
+        [rctx.which("python3"), "-c", _EXTRACT_MEMBERS, str(wheel)] + prefixes,
+        quiet = True,
+    )
+    if result.return_code != 0:
+        fail("@%s: could not extract %s from %s: %s" % (
+            rctx.name,
+            ", ".join(prefixes),
+            wheel.basename,
+            result.stderr,
+        ))
+
 def _pinned_wheels_impl(rctx):
     rctx.file("_requirements.txt", "\n".join(_pinned_lines(rctx)) + "\n")
     command = [
@@ -55,6 +79,10 @@ def _pinned_wheels_impl(rctx):
               "differs from the one locked in %s (re-pin it deliberately); otherwise check " +
               "that pip reaches its index.\n%s") % (rctx.name, rctx.attr.lock, result.stderr))
     for wheel in rctx.path("_wheels").readdir():
+        if rctx.attr.extract_only:
+            _extract_members(rctx, wheel, rctx.attr.extract_only)
+            continue
+
         # A wheel is a zip; extract() picks the format from the file name.
         as_zip = "_zips/%s.zip" % wheel.basename
         rctx.symlink(wheel, as_zip)
@@ -68,6 +96,9 @@ pinned_wheels = repository_rule(
     implementation = _pinned_wheels_impl,
     attrs = {
         "build_file": attr.label(mandatory = True, allow_single_file = True),
+        "extract_only": attr.string_list(
+            doc = "Extract only the members whose paths start with one of these (default: all).",
+        ),
         "lock": attr.label(default = "//toolchains/wheels:wheels.lock", allow_single_file = True),
         "packages": attr.string_list(mandatory = True, doc = "Names as written in the lock."),
     },

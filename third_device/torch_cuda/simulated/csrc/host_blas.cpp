@@ -10,7 +10,6 @@
 // for (library_calls.h).
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include <c10/util/BFloat16.h>
@@ -18,6 +17,7 @@
 #include <c10/util/complex.h>
 
 #include "third_device/torch_cuda/simulated/csrc/library_calls.h"
+#include "third_device/torch_cuda/simulated/csrc/tf32.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/blas/gemm_plan.h"
 #include "torch_core/csrc/simulated/simulated_device.h"
 
@@ -25,25 +25,13 @@ namespace torch_cuda::blas {
 
 namespace {
 
-// TF32 keeps float's exponent and 10 of its 23 mantissa bits (round to nearest even).
-float round_to_tf32(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  if ((bits & 0x7f800000u) != 0x7f800000u) {  // finite
-    bits += 0x0fffu + ((bits >> 13) & 1u);
-    bits &= 0xffffe000u;
-  }
-  std::memcpy(&value, &bits, sizeof(bits));
-  return value;
-}
-
 template <typename T, typename Acc>
 Acc load(const void* base, std::int64_t index, bool tf32) {
   const Acc value = static_cast<Acc>(static_cast<const T*>(base)[index]);
   if constexpr (std::is_same_v<Acc, float>) {
-    return tf32 ? round_to_tf32(value) : value;
+    return tf32 ? simulated::round_to_tf32(value) : value;
   } else if constexpr (std::is_same_v<Acc, c10::complex<float>>) {
-    return tf32 ? Acc(round_to_tf32(value.real()), round_to_tf32(value.imag())) : value;
+    return tf32 ? Acc(simulated::round_to_tf32(value.real()), simulated::round_to_tf32(value.imag())) : value;
   } else {
     return value;
   }

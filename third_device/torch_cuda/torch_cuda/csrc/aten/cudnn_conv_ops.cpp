@@ -1,0 +1,172 @@
+// cuDNN's convolutions on the CUDA key, shared by both variants: cudnn_convolution (and its
+// out= overload) and cudnn_convolution_transpose, as stock's ConvShared.cpp computes them:
+// stock's own argument checks (convolution_shape_check, same type, same GPU), the output in
+// the memory format stock's cuDNN path suggests (channels-last when the input or the
+// weight is, except for double), the input and weight made contiguous in it, then one
+// plan (cudnn/conv_plan.h) whose executable comes from the device's cache and runs on the
+// current stream with a work area from the caching allocator: cuDNN in the real variant,
+// the same call on the host in the simulated one. A transposed convolution's forward is
+// the convolution's backward-data, as in stock. A 1-d convolution is run as a 2-d one of
+// height 1, as stock's convolution views it before calling cuDNN.
+//
+// Their gradients are stock's formulas over convolution_backward. The convolution
+// operator itself (F.conv2d) does not come here yet: stock's chooses cuDNN only when the
+// CUDA hooks report it compiled in, which waits for cuDNN's batch norm, RNN, grid sampler
+// and CTC loss on this key too.
+#include <cstdint>
+#include <vector>
+
+#include <ATen/TensorUtils.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/native/ConvUtils.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/empty.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/ScalarType.h>
+#include <c10/util/irange.h>
+#include <torch/library.h>
+
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
+
+namespace torch_cuda::native {
+namespace {
+
+cudnn::DataType data_type_of(c10::ScalarType type) {
+  switch (type) {
+    case c10::kHalf:
+      return cudnn::DataType::kHalf;
+    case c10::kBFloat16:
+      return cudnn::DataType::kBFloat16;
+    case c10::kFloat:
+      return cudnn::DataType::kFloat;
+    case c10::kDouble:
+      return cudnn::DataType::kDouble;
+    default:
+      break;
+  }
+  TORCH_CHECK(false, "cuDNN convolutions take float, double, half and bfloat16 tensors, not ", type,
+              "; convert the input and weight (e.g. .float()) first");
+}
+
+// The suggestion of stock's cudnn_conv_suggest_memory_format in a build with cuDNN.
+at::MemoryFormat suggest_memory_format(const at::Tensor& input, const at::Tensor& weight) {
+  const bool enabled = input.scalar_type() != at::kDouble && weight.scalar_type() != at::kDouble;
+  return at::native::_conv_suggest_memory_format_impl(input, weight, enabled);
+}
+
+// A 3-d (N, C, L) tensor as (N, C, 1, L); others as they are.
+at::Tensor as_2d(const at::Tensor& t) { return t.dim() == 3 ? t.unsqueeze(2) : t; }
+
+std::vector<int64_t> as_2d(at::IntArrayRef args, int64_t fill, bool one_d) {
+  std::vector<int64_t> result(args.begin(), args.end());
+  if (one_d) result.insert(result.begin(), fill);
+  return result;
+}
+
+cudnn::TensorGeometry geometry(const at::Tensor& t) {
+  cudnn::TensorGeometry g;
+  for (const auto d : c10::irange(t.dim())) {
+    g.sizes[d] = t.size(d);
+    g.strides[d] = t.stride(d);
+  }
+  return g;
+}
+
+// Runs one cuDNN call over tensors already in the plan's layout (x, w, y as in ConvKey).
+void run_plan(cudnn::ConvDirection direction, const at::Tensor& x, const at::Tensor& w, const at::Tensor& y,
+              at::IntArrayRef padding, at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups, bool benchmark,
+              bool deterministic, bool allow_tf32) {
+  const bool one_d = x.dim() == 3;
+  const at::Tensor x4 = as_2d(x), w4 = as_2d(w), y4 = as_2d(y);
+  const std::vector<int64_t> pad = as_2d(padding, 0, one_d), str = as_2d(stride, 1, one_d),
+                             dil = as_2d(dilation, 1, one_d);
+  cudnn::ConvKey key;
+  key.direction = direction;
+  key.data_type = data_type_of(x.scalar_type());
+  key.spatial = static_cast<int>(x4.dim()) - 2;
+  key.x = geometry(x4);
+  key.w = geometry(w4);
+  key.y = geometry(y4);
+  for (const auto i : c10::irange(key.spatial)) {
+    key.padding[i] = pad[i];
+    key.stride[i] = str[i];
+    key.dilation[i] = dil[i];
+  }
+  key.groups = groups;
+  key.deterministic = deterministic;
+  key.benchmark = benchmark;
+  key.allow_tf32 = allow_tf32;
+  const cudnn::ConvPlan plan = cudnn::plan_conv(key);
+  const c10::DeviceIndex device = x.device().index();
+  const auto executable = cudnn::conv_cache(device).lookup(key, plan, &cudnn::make_conv_executable);
+  const at::Tensor workspace = at::empty({executable->workspace_size()}, x.options().dtype(at::kByte));
+  executable->run({x4.data_ptr(), w4.data_ptr(), y4.data_ptr()}, workspace.data_ptr(),
+                  backend().streams().current_handle(device));
+}
+
+void check_operands(at::CheckedFrom c, const at::TensorArg& input, const at::TensorArg& weight) {
+  at::checkAllSameType(c, {input, weight});
+  at::checkAllSameGPU(c, {input, weight});
+}
+
+at::Tensor cudnn_forward(const at::Tensor& input_t, const at::Tensor& weight_t, at::IntArrayRef padding,
+                             at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups, bool benchmark,
+                             bool deterministic, bool allow_tf32) {
+  const at::TensorArg input{input_t, "input", 1}, weight{weight_t, "weight", 2};
+  const at::CheckedFrom c = "cudnn_convolution";
+  check_operands(c, input, weight);
+  // Stock's shape checks, before the output's size is computed (it divides by the stride).
+  // The output has the input's rank, which is all they check of it.
+  at::native::convolution_shape_check(c, input, weight, input, padding, stride, dilation, groups);
+  const c10::DeviceGuard guard(input_t.device());
+  const auto memory_format = suggest_memory_format(input_t, weight_t);
+  at::Tensor output_t = at::empty(at::native::conv_output_size(input_t.sizes(), weight_t.sizes(), padding, stride,
+                                                               dilation),
+                                  input_t.options().memory_format(memory_format));
+  if (output_t.numel() == 0) return output_t;
+  run_plan(cudnn::ConvDirection::kForward, input_t.contiguous(memory_format), weight_t.contiguous(memory_format),
+           output_t, padding, stride, dilation, groups, benchmark, deterministic, allow_tf32);
+  return output_t;
+}
+
+at::Tensor& cudnn_forward_out(const at::Tensor& input, const at::Tensor& weight, at::IntArrayRef padding,
+                                  at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups, bool benchmark,
+                                  bool deterministic, bool allow_tf32, at::Tensor& out) {
+  const at::Tensor result =
+      cudnn_forward(input, weight, padding, stride, dilation, groups, benchmark, deterministic, allow_tf32);
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
+at::Tensor cudnn_transpose(const at::Tensor& input_t, const at::Tensor& weight_t, at::IntArrayRef padding,
+                                       at::IntArrayRef output_padding, at::IntArrayRef stride,
+                                       at::IntArrayRef dilation, int64_t groups, bool benchmark, bool deterministic,
+                                       bool allow_tf32) {
+  const at::TensorArg input{input_t, "input", 1}, weight{weight_t, "weight", 2};
+  const at::CheckedFrom c = "cudnn_convolution_transpose";
+  check_operands(c, input, weight);
+  const c10::DeviceGuard guard(input_t.device());
+  const auto memory_format = suggest_memory_format(input_t, weight_t);
+  // The transposed convolution's output is the input of the convolution it transposes.
+  at::Tensor output_t = at::empty(at::native::conv_input_size(input_t.sizes(), weight_t.sizes(), padding,
+                                                              output_padding, stride, dilation, groups),
+                                  input_t.options().memory_format(memory_format));
+  const at::TensorArg output{output_t, "result", 0};
+  at::native::convolution_shape_check(c, output, weight, input, padding, stride, dilation, groups);
+  if (output_t.numel() == 0 || input_t.numel() == 0) return output_t.zero_();
+  run_plan(cudnn::ConvDirection::kBackwardData, output_t, weight_t.contiguous(memory_format),
+           input_t.contiguous(memory_format), padding, stride, dilation, groups, benchmark, deterministic, allow_tf32);
+  return output_t;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, CUDA, m) {
+  m.impl("cudnn_convolution", TORCH_FN(cudnn_forward));
+  m.impl("cudnn_convolution.out", TORCH_FN(cudnn_forward_out));
+  m.impl("cudnn_convolution_transpose", TORCH_FN(cudnn_transpose));
+}
+
+}  // namespace torch_cuda::native
