@@ -46,8 +46,8 @@ def _include_flags(compilation_context):
 
 def _workspace_header(file):
     """The header's path if it is the workspace's own (a source or generated one), else None:
-    only these are pruned from a compile's inputs (nvcc_unused_inputs.sh); the pinned
-    repositories change only with nvcc's own files, which rerun every compile anyway."""
+    only these are offered for pruning (nvcc_unused_inputs.sh). The pinned repositories'
+    headers stay inputs of every compile, so a new pin reruns them all."""
     return None if file.owner.workspace_name else file.path
 
 def nvcc_compile(ctx, cuda, cc_toolchain, src, compilation_context, options, rdc):
