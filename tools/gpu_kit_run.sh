@@ -104,7 +104,8 @@ declare -A checks=(
   [cublas_test]="30|LD_LIBRARY_PATH=$cublas_dir $bin/cublas_test"
   [cufft_test]="60|LD_LIBRARY_PATH=$cufft_dir $bin/cufft_test"
   [cusolver_test]="60|LD_LIBRARY_PATH=$cusolver_path $bin/cusolver_test"
-  [cudnn_test]="90|LD_LIBRARY_PATH=$cudnn_dir $bin/cudnn_test"
+  # cuDNN's engines may load cuBLASLt, which they look for beside themselves first.
+  [cudnn_test]="90|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir $bin/cudnn_test"
   [cuda_ipc_test]="30|$bin/cuda_ipc_test"
   [cuda_vm_test]="30|$bin/cuda_vm_test"
   [nccl_test]="60|GPU_KIT_MACHINE_NCCL=1 LD_LIBRARY_PATH=$nccl_dir $bin/nccl_test"
