@@ -52,21 +52,11 @@ struct Shape {
   }
 };
 
-// Dense strides of `sizes`, channels innermost when channels_last.
+// A dense tensor of `sizes`, channels innermost when channels_last.
 cudnn::TensorGeometry dense(const std::vector<std::int64_t>& sizes, bool channels_last) {
   cudnn::TensorGeometry g;
-  const int dims = static_cast<int>(sizes.size());
-  std::vector<int> order;  // innermost first
-  if (channels_last) order.push_back(1);
-  for (int d = dims - 1; d >= 2; --d) order.push_back(d);
-  if (!channels_last) order.push_back(1);
-  order.push_back(0);
-  std::int64_t stride = 1;
-  for (const int d : order) {
-    g.sizes[d] = sizes[d];
-    g.strides[d] = stride;
-    stride *= sizes[d];
-  }
+  std::copy(sizes.begin(), sizes.end(), g.sizes.begin());
+  g.strides = cudnn::dense_strides(g.sizes, static_cast<int>(sizes.size()), channels_last);
   return g;
 }
 

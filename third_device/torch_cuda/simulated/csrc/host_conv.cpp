@@ -37,30 +37,16 @@ constexpr const char* kChooseCalls[3][2] = {
 constexpr const char* kRunCalls[3] = {"cudnnConvolutionForward", "cudnnConvolutionBackwardData",
                                       "cudnnConvolutionBackwardFilter"};
 
-// The filter's strides, which cuDNN derives from its format.
-std::array<std::int64_t, kMaxDims> filter_strides(const ConvPlan& plan) {
-  std::array<std::int64_t, kMaxDims> strides{};
-  std::int64_t stride = 1;
-  if (plan.w_channels_last) {
-    strides[1] = stride;
-    stride *= plan.w_sizes[1];
-  }
-  for (int d = plan.dims - 1; d >= 2; --d) {
-    strides[d] = stride;
-    stride *= plan.w_sizes[d];
-  }
-  if (!plan.w_channels_last) {
-    strides[1] = stride;
-    stride *= plan.w_sizes[1];
-  }
-  strides[0] = stride;
-  return strides;
-}
-
 std::int64_t element_count(const std::array<int, kMaxDims>& sizes, int dims) {
   std::int64_t count = 1;
   for (int d = 0; d < dims; ++d) count *= sizes[d];
   return count;
+}
+
+std::array<std::int64_t, kMaxDims> widened(const std::array<int, kMaxDims>& strides) {
+  std::array<std::int64_t, kMaxDims> result{};
+  for (int d = 0; d < kMaxDims; ++d) result[d] = strides[d];
+  return result;
 }
 
 // The element offset of `index` in a tensor of `strides`.
@@ -116,32 +102,38 @@ class HostConvolution final : public ConvExecutable {
   static void convolve(const ConvPlan& plan, const ConvBuffers& buffers) {
     const int dims = plan.dims, spatial = plan.dims - 2;
     const bool tf32 = plan.data_type == DataType::kFloat && plan.math_type == MathType::kDefault;
-    const auto w_strides = filter_strides(plan);
+    // cuDNN derives the filter's strides from its format.
+    const auto w_strides = dense_strides(plan.w_sizes, dims, plan.w_channels_last);
     const int channels_per_group = plan.w_sizes[1];
     const int outputs_per_group = plan.w_sizes[0] / plan.groups;
-    const std::array<int, kMaxDims>& accumulated_sizes = plan.direction == ConvDirection::kForward ? plan.y_sizes
-                                                         : plan.direction == ConvDirection::kBackwardData
-                                                             ? plan.x_sizes
-                                                             : plan.w_sizes;
-    std::vector<double> sums(static_cast<std::size_t>(element_count(accumulated_sizes, dims)), 0.0);
-    // Row-major position of an index in the accumulated operand.
-    std::array<std::int64_t, kMaxDims> row_major{};
-    for (std::int64_t d = dims - 1, stride = 1; d >= 0; --d) {
-      row_major[d] = stride;
-      stride *= accumulated_sizes[d];
-    }
+    // The operand the direction writes: its sizes, its strides and its buffer.
+    const std::array<int, kMaxDims>& out_sizes = plan.direction == ConvDirection::kForward ? plan.y_sizes
+                                                 : plan.direction == ConvDirection::kBackwardData
+                                                     ? plan.x_sizes
+                                                     : plan.w_sizes;
+    const std::array<std::int64_t, kMaxDims> out_strides =
+        plan.direction == ConvDirection::kForward        ? widened(plan.y_strides)
+        : plan.direction == ConvDirection::kBackwardData ? widened(plan.x_strides)
+                                                         : w_strides;
+    void* const out = plan.direction == ConvDirection::kForward        ? buffers.y
+                      : plan.direction == ConvDirection::kBackwardData ? buffers.x
+                                                                       : buffers.w;
+    // Sums in double, at the row-major position of the written operand's index.
+    std::vector<double> sums(static_cast<std::size_t>(element_count(out_sizes, dims)), 0.0);
+    const auto row_major = dense_strides(out_sizes, dims, false);
+    // The taps of one output channel: its filter's (C / groups, kernel...).
+    std::array<int, kMaxDims> tap_sizes = plan.w_sizes;
+    tap_sizes[0] = 1;
 
     Index y_index{};
     do {
       const int k = static_cast<int>(y_index[1]);
       const int group = k / outputs_per_group;
-      const double dy = plan.direction == ConvDirection::kForward
-                            ? 0.0
-                            : load(buffers.y, offset_of(y_index, plan.y_strides, dims), tf32);
+      const std::int64_t y_at = offset_of(y_index, plan.y_strides, dims);
+      const double dy = plan.direction == ConvDirection::kForward ? 0.0 : load(buffers.y, y_at, tf32);
+      const std::int64_t y_sum = offset_of(y_index, row_major, dims);
       Index w_index{};
       w_index[0] = k;
-      std::array<int, kMaxDims> tap_sizes = plan.w_sizes;
-      tap_sizes[0] = 1;
       do {
         Index x_index{};
         x_index[0] = y_index[0];
@@ -156,7 +148,7 @@ class HostConvolution final : public ConvExecutable {
         const std::int64_t w_at = offset_of(w_index, w_strides, dims);
         switch (plan.direction) {
           case ConvDirection::kForward:
-            sums[offset_of(y_index, row_major, dims)] +=
+            sums[y_sum] +=
                 load(buffers.x, offset_of(x_index, plan.x_strides, dims), tf32) * load(buffers.w, w_at, tf32);
             break;
           case ConvDirection::kBackwardData:
@@ -171,25 +163,10 @@ class HostConvolution final : public ConvExecutable {
     } while (advance(y_index, plan.y_sizes, dims));
 
     // Written once each, through the operand's own layout.
-    void* const out = plan.direction == ConvDirection::kForward        ? buffers.y
-                      : plan.direction == ConvDirection::kBackwardData ? buffers.x
-                                                                       : buffers.w;
     Index index{};
     do {
-      std::int64_t at = 0;
-      switch (plan.direction) {
-        case ConvDirection::kForward:
-          at = offset_of(index, plan.y_strides, dims);
-          break;
-        case ConvDirection::kBackwardData:
-          at = offset_of(index, plan.x_strides, dims);
-          break;
-        case ConvDirection::kBackwardFilter:
-          at = offset_of(index, w_strides, dims);
-          break;
-      }
-      static_cast<T*>(out)[at] = rounded(sums[offset_of(index, row_major, dims)]);
-    } while (advance(index, accumulated_sizes, dims));
+      static_cast<T*>(out)[offset_of(index, out_strides, dims)] = rounded(sums[offset_of(index, row_major, dims)]);
+    } while (advance(index, out_sizes, dims));
   }
 
   ConvPlan plan_;

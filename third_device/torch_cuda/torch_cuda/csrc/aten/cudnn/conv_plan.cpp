@@ -24,20 +24,12 @@ bool same_geometry(const TensorGeometry& a, const TensorGeometry& b) {
   return a.sizes == b.sizes && a.strides == b.strides;
 }
 
-// The strides of a dense tensor of `sizes` in NCHW order, or in NHWC order (channels
-// innermost). Dimensions of size 1 may carry any stride.
+// Whether `t` is dense in NCHW order, or in NHWC order. Dimensions of size 1 may carry any
+// stride.
 bool dense_in_order(const TensorGeometry& t, int dims, bool channels_last) {
-  std::array<int, kMaxDims> order{};  // innermost first
-  int next = 0;
-  if (channels_last) order[next++] = 1;
-  for (int d = dims - 1; d >= 2; --d) order[next++] = d;
-  if (!channels_last) order[next++] = 1;
-  order[next++] = 0;
-  std::int64_t expected = 1;
-  for (int i = 0; i < dims; ++i) {
-    const int d = order[i];
-    if (t.sizes[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.sizes[d];
+  const auto expected = dense_strides(t.sizes, dims, channels_last);
+  for (int d = 0; d < dims; ++d) {
+    if (t.sizes[d] != 1 && t.strides[d] != expected[d]) return false;
   }
   return true;
 }

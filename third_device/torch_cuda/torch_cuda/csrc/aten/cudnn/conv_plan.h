@@ -90,6 +90,25 @@ struct ConvPlan {
   bool benchmark = false;
 };
 
+// The strides of a dense tensor of `sizes` (N, C, then the spatial dimensions; `dims` of
+// them) in NCHW order, or in NHWC order (channels innermost): also how cuDNN lays out a
+// filter of either format.
+template <typename Size>
+std::array<std::int64_t, kMaxDims> dense_strides(const std::array<Size, kMaxDims>& sizes, int dims,
+                                                 bool channels_last) {
+  std::array<std::int64_t, kMaxDims> strides{};
+  std::int64_t stride = 1;
+  const auto place = [&](int d) {
+    strides[d] = stride;
+    stride *= sizes[d];
+  };
+  if (channels_last) place(1);
+  for (int d = dims - 1; d >= 2; --d) place(d);
+  if (!channels_last) place(1);
+  place(0);
+  return strides;
+}
+
 // The output size of one spatial dimension, as cuDNN and stock compute it.
 std::int64_t conv_output_size(std::int64_t input, std::int64_t kernel, std::int64_t padding, std::int64_t stride,
                               std::int64_t dilation);

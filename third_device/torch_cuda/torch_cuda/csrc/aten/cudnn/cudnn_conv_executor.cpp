@@ -65,13 +65,16 @@ class Descriptors {
   Descriptors(const ConvPlan& plan, cudnnMathType_t math_type) {
     try {
       const cudnnDataType_t data_type = cudnn_data_type(plan.data_type);
-      TORCH_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x));
-      TORCH_CUDNN_CHECK(cudnnSetTensorNdDescriptor(x, data_type, plan.dims, plan.x_sizes.data(), plan.x_strides.data()));
-      TORCH_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y));
-      TORCH_CUDNN_CHECK(cudnnSetTensorNdDescriptor(y, data_type, plan.dims, plan.y_sizes.data(), plan.y_strides.data()));
+      const auto tensor = [&](cudnnTensorDescriptor_t* desc, const std::array<int, kMaxDims>& sizes,
+                              const std::array<int, kMaxDims>& strides) {
+        TORCH_CUDNN_CHECK(cudnnCreateTensorDescriptor(desc));
+        TORCH_CUDNN_CHECK(cudnnSetTensorNdDescriptor(*desc, data_type, plan.dims, sizes.data(), strides.data()));
+      };
+      tensor(&x, plan.x_sizes, plan.x_strides);
+      tensor(&y, plan.y_sizes, plan.y_strides);
+      const cudnnTensorFormat_t filter_format = plan.w_channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
       TORCH_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w));
-      TORCH_CUDNN_CHECK(cudnnSetFilterNdDescriptor(w, data_type, plan.w_channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
-                                                   plan.dims, plan.w_sizes.data()));
+      TORCH_CUDNN_CHECK(cudnnSetFilterNdDescriptor(w, data_type, filter_format, plan.dims, plan.w_sizes.data()));
       TORCH_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv));
       TORCH_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(conv, plan.dims - 2, plan.padding.data(), plan.stride.data(),
                                                         plan.dilation.data(), CUDNN_CROSS_CORRELATION,
@@ -144,26 +147,26 @@ Choice choose(const ConvPlan& plan, cudnnHandle_t handle) {
   switch (plan.direction) {
     case ConvDirection::kForward:
       choice = first_usable<cudnnConvolutionFwdAlgoPerf_t>(plan, [&](int count, int* returned, auto* perf) {
-        TORCH_CUDNN_CHECK(plan.benchmark
-                              ? cudnnFindConvolutionForwardAlgorithm(handle, d.x, d.w, d.conv, d.y, count, returned, perf)
-                              : cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x, d.w, d.conv, d.y, count, returned,
-                                                                        perf));
+        TORCH_CUDNN_CHECK(
+            plan.benchmark
+                ? cudnnFindConvolutionForwardAlgorithm(handle, d.x, d.w, d.conv, d.y, count, returned, perf)
+                : cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x, d.w, d.conv, d.y, count, returned, perf));
       });
       break;
     case ConvDirection::kBackwardData:
       choice = first_usable<cudnnConvolutionBwdDataAlgoPerf_t>(plan, [&](int count, int* returned, auto* perf) {
-        TORCH_CUDNN_CHECK(plan.benchmark ? cudnnFindConvolutionBackwardDataAlgorithm(handle, d.w, d.y, d.conv, d.x, count,
-                                                                                     returned, perf)
-                                         : cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w, d.y, d.conv, d.x,
-                                                                                       count, returned, perf));
+        TORCH_CUDNN_CHECK(
+            plan.benchmark
+                ? cudnnFindConvolutionBackwardDataAlgorithm(handle, d.w, d.y, d.conv, d.x, count, returned, perf)
+                : cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w, d.y, d.conv, d.x, count, returned, perf));
       });
       break;
     case ConvDirection::kBackwardFilter:
       choice = first_usable<cudnnConvolutionBwdFilterAlgoPerf_t>(plan, [&](int count, int* returned, auto* perf) {
-        TORCH_CUDNN_CHECK(plan.benchmark ? cudnnFindConvolutionBackwardFilterAlgorithm(handle, d.x, d.y, d.conv, d.w,
-                                                                                       count, returned, perf)
-                                         : cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, d.x, d.y, d.conv, d.w,
-                                                                                         count, returned, perf));
+        TORCH_CUDNN_CHECK(
+            plan.benchmark
+                ? cudnnFindConvolutionBackwardFilterAlgorithm(handle, d.x, d.y, d.conv, d.w, count, returned, perf)
+                : cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, d.x, d.y, d.conv, d.w, count, returned, perf));
       });
       break;
   }
@@ -226,9 +229,10 @@ class CudnnConvolution final : public ConvExecutable {
                                                        workspace, bytes, scaling.zero(), d.x, buffers.x));
         break;
       case ConvDirection::kBackwardFilter:
-        TORCH_CUDNN_CHECK(cudnnConvolutionBackwardFilter(handle, scaling.one(), d.x, buffers.x, d.y, buffers.y, d.conv,
-                                                         static_cast<cudnnConvolutionBwdFilterAlgo_t>(choice_.algorithm),
-                                                         workspace, bytes, scaling.zero(), d.w, buffers.w));
+        TORCH_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
+            handle, scaling.one(), d.x, buffers.x, d.y, buffers.y, d.conv,
+            static_cast<cudnnConvolutionBwdFilterAlgo_t>(choice_.algorithm), workspace, bytes, scaling.zero(), d.w,
+            buffers.w));
         break;
     }
   }
