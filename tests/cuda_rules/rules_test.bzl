@@ -115,6 +115,10 @@ opt_test = _flags_test({"//command_line_option:compilation_mode": "opt"})
 device_debug_test = _flags_test({"//command_line_option:features": ["cuda_device_debug"]})
 lineinfo_test = _flags_test({"//command_line_option:features": ["lineinfo"]})
 
+# The global architectures: a minor revision's SASS from its major version's lowest PTX,
+# an architecture-specific one (sm_90a) from its own, PTX for the newest.
+archs_setting_test = _flags_test({"@@//toolchains/cuda:archs": ["sm_75", "sm_86", "sm_80", "sm_90a", "sm_90", "sm_120"]})
+
 def _resolution_impl(ctx):
     env = analysistest.begin(ctx)
     for action in _actions(env, "CudaCompile"):

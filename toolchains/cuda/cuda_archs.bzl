@@ -27,8 +27,16 @@ def _arch_value(number):
 def gencode_flags(archs):
     """The build setting's archs: SASS for every sm_XY, plus PTX for the newest.
 
+    A minor revision's SASS (sm_86, sm_89) is compiled from the PTX of the lowest listed
+    architecture of its major version (compute_80), as in nvcc's own
+    `-gencode arch=compute_80,code=[sm_80,sm_86]`: nvcc's front end (cicc, most of a
+    kernel's compile time) then runs once per major version, not once per entry, while
+    ptxas still compiles for each architecture. The SASS runs where a per-entry build's
+    would; only its __CUDA_ARCH__ is the lowest one's. An architecture-specific entry
+    (sm_90a) is always compiled from its own PTX.
+
     Args:
-      archs: e.g. ["sm_80", "sm_90"].
+      archs: e.g. ["sm_80", "sm_86", "sm_90"].
 
     Returns:
       nvcc -gencode flags.
@@ -36,8 +44,14 @@ def gencode_flags(archs):
     if not archs:
         fail("//toolchains/cuda:archs is empty: list at least one sm_XY")
     numbers = [_arch_number(arch, ["sm_"], "//toolchains/cuda:archs") for arch in archs]
+    lowest_of_major = {}
+    for n in sorted([n for n in numbers if n.isdigit()], key = _arch_value):
+        lowest_of_major.setdefault(_arch_value(n) // 10, n)
+    flags = []
+    for n in numbers:
+        stage1 = lowest_of_major[_arch_value(n) // 10] if n.isdigit() else n
+        flags.append("-gencode=arch=compute_{},code=sm_{}".format(stage1, n))
     newest = sorted(numbers, key = _arch_value)[-1]
-    flags = ["-gencode=arch=compute_{0},code=sm_{0}".format(n) for n in numbers]
     flags.append("-gencode=arch=compute_{0},code=compute_{0}".format(newest))
     return flags
 
