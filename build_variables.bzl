@@ -633,28 +633,42 @@ torch_cuda_fft_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/fft_ops.cpp",
 ]
 
-# The plans of the cuDNN convolutions and their per-device cache (no CUDA header): what
-# both variants' executors run.
-torch_cuda_conv_plan_sources = [
+# The plans of cuDNN's convolutions (and their per-device cache), batch norms and grid
+# sampler, no CUDA header: what both variants' executors run.
+torch_cuda_dnn_plans_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/grid_sampler_plan.cpp",
 ]
 
-torch_cuda_conv_plan_headers = [
+torch_cuda_dnn_plans_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_executable.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_plan.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_tensors.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/grid_sampler_executable.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/grid_sampler_plan.h",
 ]
 
-# The cuDNN executor of the convolution plans.
+# The cuDNN executors of those plans.
 torch_cuda_cudnn_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_batch_norm_executor.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_check.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_common.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_common.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_conv_executor.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_grid_sampler_executor.cpp",
 ]
 
-# cudnn_convolution and cudnn_convolution_transpose on the CUDA key: plans handed to the
-# variant's executor.
-torch_cuda_convolution_ops_sources = [
+# cudnn_convolution, cudnn_convolution_transpose, cudnn_batch_norm, cudnn_grid_sampler and
+# their backward operators on the CUDA key: plans handed to the variant's executor.
+torch_cuda_dnn_ops_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_batch_norm_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_conv_ops.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_grid_sampler_ops.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_operands.h",
 ]
 
 # The plans of the dense solvers (no CUDA header): what both variants' executors run.
@@ -778,12 +792,15 @@ torch_cuda_activation_sources = [
     "third_device/torch_cuda/_torch_cuda_activate.py",
 ]
 
-# The simulated variant: variant.h over torch_core's simulated device, the host BLAS, FFT
-# and solver executors, and its _CUDAC functions.
+# The simulated variant: variant.h over torch_core's simulated device, the host BLAS, cuDNN,
+# FFT and solver executors, and its _CUDAC functions.
 torch_cuda_simulated_variant_sources = [
+    "third_device/torch_cuda/simulated/csrc/host_batch_norm.cpp",
     "third_device/torch_cuda/simulated/csrc/host_blas.cpp",
     "third_device/torch_cuda/simulated/csrc/host_conv.cpp",
     "third_device/torch_cuda/simulated/csrc/host_fft.cpp",
+    "third_device/torch_cuda/simulated/csrc/host_grid_sampler.cpp",
+    "third_device/torch_cuda/simulated/csrc/host_index.h",
     "third_device/torch_cuda/simulated/csrc/host_solver.cpp",
     "third_device/torch_cuda/simulated/csrc/library_calls.cpp",
     "third_device/torch_cuda/simulated/csrc/simulated_variant.cpp",

@@ -13,8 +13,9 @@ transports that limit a file's size), holding:
             headers, C++ tests and stubs), @torch_testing (expecttest), torch_core's and
             torch_cuda's wheels unpacked;
   bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cublas_test, //tests/gpu:cufft_test,
-            //tests/gpu:cusolver_test, //tests/gpu:cudnn_test, //tests/gpu:cuda_ipc_test,
-            //tests/gpu:cuda_vm_test,
+            //tests/gpu:cusolver_test, //tests/gpu:cudnn_test,
+            //tests/gpu:cudnn_batch_norm_test, //tests/gpu:cudnn_grid_sampler_test,
+            //tests/gpu:cuda_ipc_test, //tests/gpu:cuda_vm_test,
             //tests/gpu:nccl_test and //tests/pipeline:cuda_runtime_test, with libc10.so
             beside them.
 
@@ -46,6 +47,8 @@ TEST_BINARIES = [
     "//tests/gpu:cufft_test",
     "//tests/gpu:cusolver_test",
     "//tests/gpu:cudnn_test",
+    "//tests/gpu:cudnn_batch_norm_test",
+    "//tests/gpu:cudnn_grid_sampler_test",
     "//tests/gpu:cuda_ipc_test",
     "//tests/gpu:cuda_vm_test",
     "//tests/gpu:nccl_test",

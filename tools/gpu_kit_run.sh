@@ -106,6 +106,8 @@ declare -A checks=(
   [cusolver_test]="60|LD_LIBRARY_PATH=$cusolver_path $bin/cusolver_test"
   # cuDNN's engines may load cuBLASLt, which they look for beside themselves first.
   [cudnn_test]="90|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir $bin/cudnn_test"
+  [cudnn_batch_norm_test]="60|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir $bin/cudnn_batch_norm_test"
+  [cudnn_grid_sampler_test]="60|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir $bin/cudnn_grid_sampler_test"
   [cuda_ipc_test]="30|$bin/cuda_ipc_test"
   [cuda_vm_test]="30|$bin/cuda_vm_test"
   [nccl_test]="60|GPU_KIT_MACHINE_NCCL=1 LD_LIBRARY_PATH=$nccl_dir $bin/nccl_test"
@@ -153,7 +155,7 @@ run_check() {
 
 # One after another: what everything else stands on. Alone: the benchmarks, then what
 # fills the device's memory or slows every kernel down.
-first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test cusolver_test cudnn_test nccl_test demo)
+first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test cusolver_test cudnn_test cudnn_batch_norm_test cudnn_grid_sampler_test nccl_test demo)
 alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_fft bench_fft_stock bench_linalg bench_linalg_stock bench_op_overhead
   bench_op_overhead_stock contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine
   sanitize_cublas)

@@ -9,19 +9,16 @@
 // convolution on the host. Without one: says why, and checks that making an executable
 // fails with a clear error.
 #include <cuda_fp16.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
+#include "tests/gpu/cudnn_engines.h"
 #include "tests/gpu/test_util.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.h"
@@ -30,6 +27,8 @@ namespace {
 
 using gpu_test::check;
 using gpu_test::contains;
+using gpu_test::from_double;
+using gpu_test::to_double;
 namespace cudnn = torch_cuda::cudnn;
 using cudnn::ConvDirection;
 using cudnn::DataType;
@@ -159,18 +158,6 @@ void cache_checks() {
 
 // ---- device -------------------------------------------------------------------------------
 
-// cuDNN's engine libraries (@cuda_cudnn_engines), loaded before the first call as torch
-// preloads them from site-packages: libcudnn.so.9 then finds them by soname.
-void load_engine_libraries() {
-  std::istringstream paths(std::getenv("CUDNN_RUNTIME") ? std::getenv("CUDNN_RUNTIME") : "");
-  std::string path;
-  while (paths >> path) {
-    if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-      throw std::runtime_error("could not load " + path + ": " + dlerror());
-    }
-  }
-}
-
 // A row-major index walk over `sizes`.
 bool advance(std::vector<std::int64_t>& index, const std::vector<std::int64_t>& sizes) {
   for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
@@ -229,24 +216,6 @@ Reference reference(const Shape& s, const cudnn::ConvKey& key, const std::vector
   return r;
 }
 
-template <typename T>
-T from_double(double v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-template <typename T>
-double to_double(T v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(v);
-  } else {
-    return static_cast<double>(v);
-  }
-}
-
 // Small integers times 1/8: exact in every data type, and sums of few products stay exact
 // in half's 11 bits for these sizes.
 std::vector<double> values(std::int64_t n, int seed) {
@@ -289,7 +258,7 @@ void run_case(const Shape& s, DataType data_type, ConvDirection direction, bool 
 }
 
 void device_checks(cudaStream_t stream) {
-  load_engine_libraries();
+  gpu_test::load_cudnn_engine_libraries();
   const ConvDirection directions[] = {ConvDirection::kForward, ConvDirection::kBackwardData,
                                       ConvDirection::kBackwardFilter};
   const char* names[] = {"forward", "backward-data", "backward-filter"};

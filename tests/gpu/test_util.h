@@ -1,7 +1,8 @@
 // Small helpers of the torch-free GPU tests: check counting, exception matching, device
-// buffers.
+// buffers, values to and from half.
 #pragma once
 
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 
@@ -64,6 +66,25 @@ inline int device_count(std::string& reason) {
 
 inline void cuda_ok(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+// A test value as T (half through float), and back.
+template <typename T>
+T from_double(double v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half(static_cast<float>(v));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <typename T>
+double to_double(T v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(v);
+  } else {
+    return static_cast<double>(v);
+  }
 }
 
 // Device memory holding a copy of a host vector.

@@ -17,6 +17,7 @@
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
+#include "third_device/torch_cuda/simulated/csrc/host_index.h"
 #include "third_device/torch_cuda/simulated/csrc/library_calls.h"
 #include "third_device/torch_cuda/simulated/csrc/tf32.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h"
@@ -25,7 +26,9 @@
 namespace torch_cuda::cudnn {
 namespace {
 
-using Index = std::array<std::int64_t, kMaxDims>;
+using simulated::advance;
+using simulated::Index;
+using simulated::offset_of;
 
 // The cuDNN calls each direction stands in for: choosing an algorithm by heuristics or by
 // timing (benchmark), and running it.
@@ -49,23 +52,6 @@ std::array<std::int64_t, kMaxDims> widened(const std::array<int, kMaxDims>& stri
   return result;
 }
 
-// The element offset of `index` in a tensor of `strides`.
-template <typename Strides>
-std::int64_t offset_of(const Index& index, const Strides& strides, int dims) {
-  std::int64_t offset = 0;
-  for (int d = 0; d < dims; ++d) offset += index[d] * static_cast<std::int64_t>(strides[d]);
-  return offset;
-}
-
-// The next row-major position over `sizes`; false after the last.
-bool advance(Index& index, const std::array<int, kMaxDims>& sizes, int dims) {
-  for (int d = dims - 1; d >= 0; --d) {
-    if (++index[d] < sizes[d]) return true;
-    index[d] = 0;
-  }
-  return false;
-}
-
 template <typename T>
 class HostConvolution final : public ConvExecutable {
  public:
@@ -86,14 +72,6 @@ class HostConvolution final : public ConvExecutable {
       return tf32 ? simulated::round_to_tf32(value) : value;
     } else {
       return static_cast<double>(value);
-    }
-  }
-
-  static T rounded(double value) {
-    if constexpr (std::is_same_v<T, double>) {
-      return value;
-    } else {
-      return static_cast<T>(static_cast<float>(value));
     }
   }
 
@@ -165,7 +143,7 @@ class HostConvolution final : public ConvExecutable {
     // Written once each, through the operand's own layout.
     Index index{};
     do {
-      static_cast<T*>(out)[offset_of(index, out_strides, dims)] = rounded(sums[offset_of(index, row_major, dims)]);
+      simulated::store_element<T>(out, offset_of(index, out_strides, dims), sums[offset_of(index, row_major, dims)]);
     } while (advance(index, out_sizes, dims));
   }
 

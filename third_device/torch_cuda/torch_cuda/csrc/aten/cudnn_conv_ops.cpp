@@ -28,27 +28,11 @@
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_operands.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
 
 namespace torch_cuda::native {
 namespace {
-
-cudnn::DataType data_type_of(c10::ScalarType type) {
-  switch (type) {
-    case c10::kHalf:
-      return cudnn::DataType::kHalf;
-    case c10::kBFloat16:
-      return cudnn::DataType::kBFloat16;
-    case c10::kFloat:
-      return cudnn::DataType::kFloat;
-    case c10::kDouble:
-      return cudnn::DataType::kDouble;
-    default:
-      break;
-  }
-  TORCH_CHECK(false, "cuDNN convolutions take float, double, half and bfloat16 tensors, not ", type,
-              "; convert the input and weight (e.g. .float()) first");
-}
 
 // The suggestion of stock's cudnn_conv_suggest_memory_format in a build with cuDNN.
 at::MemoryFormat suggest_memory_format(const at::Tensor& input, const at::Tensor& weight) {
@@ -65,15 +49,6 @@ std::vector<int64_t> as_2d(at::IntArrayRef args, int64_t fill, bool one_d) {
   return result;
 }
 
-cudnn::TensorGeometry geometry(const at::Tensor& t) {
-  cudnn::TensorGeometry g;
-  for (const auto d : c10::irange(t.dim())) {
-    g.sizes[d] = t.size(d);
-    g.strides[d] = t.stride(d);
-  }
-  return g;
-}
-
 // Runs one cuDNN call over tensors already in the plan's layout (x, w, y as in ConvKey).
 void run_plan(cudnn::ConvDirection direction, const at::Tensor& x, const at::Tensor& w, const at::Tensor& y,
               at::IntArrayRef padding, at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups, bool benchmark,
@@ -84,7 +59,7 @@ void run_plan(cudnn::ConvDirection direction, const at::Tensor& x, const at::Ten
                              dil = as_2d(dilation, 1, one_d);
   cudnn::ConvKey key;
   key.direction = direction;
-  key.data_type = data_type_of(x.scalar_type());
+  key.data_type = cudnn_data_type_of(x.scalar_type(), "cuDNN's convolution");
   key.spatial = static_cast<int>(x4.dim()) - 2;
   key.x = geometry(x4);
   key.w = geometry(w4);

@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -14,24 +13,12 @@ namespace {
 }
 
 int as_int(std::int64_t value, const char* what) {
-  if (value > std::numeric_limits<int>::max() || value < std::numeric_limits<int>::min()) {
-    refuse(std::string(what) + " " + std::to_string(value) + " exceeds cuDNN's int");
-  }
+  if (!fits_int(value)) refuse(std::string(what) + " " + std::to_string(value) + " exceeds cuDNN's int");
   return static_cast<int>(value);
 }
 
 bool same_geometry(const TensorGeometry& a, const TensorGeometry& b) {
   return a.sizes == b.sizes && a.strides == b.strides;
-}
-
-// Whether `t` is dense in NCHW order, or in NHWC order. Dimensions of size 1 may carry any
-// stride.
-bool dense_in_order(const TensorGeometry& t, int dims, bool channels_last) {
-  const auto expected = dense_strides(t.sizes, dims, channels_last);
-  for (int d = 0; d < dims; ++d) {
-    if (t.sizes[d] != 1 && t.strides[d] != expected[d]) return false;
-  }
-  return true;
 }
 
 DataType compute_type_of(DataType data_type) {

@@ -21,24 +21,16 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace torch_cuda::cudnn {
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_tensors.h"
 
-// cuDNN's convolutions: 2-d and 3-d (N, C and the spatial dimensions).
-inline constexpr int kMaxSpatial = 3;
-inline constexpr int kMaxDims = kMaxSpatial + 2;
+namespace torch_cuda::cudnn {
 
 // What the call computes, in cuDNN's names: y = conv(x, w); dx from dy and w (also a
 // transposed convolution's forward); dw from x and dy.
 enum class ConvDirection : std::int8_t { kForward, kBackwardData, kBackwardFilter };
-enum class DataType : std::int8_t { kHalf, kBFloat16, kFloat, kDouble };
 // cuDNN's math types: kDefault lets float use TF32 tensor cores, kTensorOp is half's and
 // bfloat16's tensor cores, kFma is plain float arithmetic (allow_tf32 off).
 enum class MathType : std::int8_t { kDefault, kTensorOp, kFma };
-
-struct TensorGeometry {
-  std::array<std::int64_t, kMaxDims> sizes{};
-  std::array<std::int64_t, kMaxDims> strides{};  // in elements
-};
 
 // The plan's key, as stock's ConvolutionParams: x, w and y are always the convolution's
 // input, filter and output (for kBackwardData, y is dy and x is dx).
@@ -89,25 +81,6 @@ struct ConvPlan {
   // (torch.backends.cudnn.benchmark); executors are cached per key, so once per shape.
   bool benchmark = false;
 };
-
-// The strides of a dense tensor of `sizes` (N, C, then the spatial dimensions; `dims` of
-// them) in NCHW order, or in NHWC order (channels innermost): also how cuDNN lays out a
-// filter of either format.
-template <typename Size>
-std::array<std::int64_t, kMaxDims> dense_strides(const std::array<Size, kMaxDims>& sizes, int dims,
-                                                 bool channels_last) {
-  std::array<std::int64_t, kMaxDims> strides{};
-  std::int64_t stride = 1;
-  const auto place = [&](int d) {
-    strides[d] = stride;
-    stride *= sizes[d];
-  };
-  if (channels_last) place(1);
-  for (int d = dims - 1; d >= 2; --d) place(d);
-  if (!channels_last) place(1);
-  place(0);
-  return strides;
-}
 
 // The output size of one spatial dimension, as cuDNN and stock compute it.
 std::int64_t conv_output_size(std::int64_t input, std::int64_t kernel, std::int64_t padding, std::int64_t stride,

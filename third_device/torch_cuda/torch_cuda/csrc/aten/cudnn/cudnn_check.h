@@ -26,7 +26,7 @@ class CudnnError : public std::runtime_error {
     message << ". cuDNN could not initialise: is there a CUDA device, a working driver, and the "
                "nvidia-cudnn-cu13 wheel's libraries beside libcudnn.so.9?";
   } else if (status == CUDNN_STATUS_NOT_SUPPORTED) {
-    message << ". No cuDNN algorithm takes this convolution; turning cuDNN off "
+    message << ". cuDNN does not take this call; turning cuDNN off "
                "(torch.backends.cudnn.enabled = False) runs torch's own.";
   }
   throw CudnnError(status, message.str());

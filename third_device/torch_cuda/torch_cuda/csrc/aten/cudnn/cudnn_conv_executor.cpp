@@ -19,33 +19,10 @@
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_check.h"
-#include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
-#include "third_device/torch_cuda/torch_cuda/csrc/framework/handle_pool.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_common.h"
 
 namespace torch_cuda::cudnn {
 namespace {
-
-cudnnHandle_t create_handle() {
-  cudnnHandle_t handle = nullptr;
-  TORCH_CUDNN_CHECK(cudnnCreate(&handle));
-  return handle;
-}
-
-HandlePool<cudnnHandle_t>& handles() { return HandlePool<cudnnHandle_t>::get(&create_handle); }
-
-cudnnDataType_t cudnn_data_type(DataType type) {
-  switch (type) {
-    case DataType::kHalf:
-      return CUDNN_DATA_HALF;
-    case DataType::kBFloat16:
-      return CUDNN_DATA_BFLOAT16;
-    case DataType::kFloat:
-      return CUDNN_DATA_FLOAT;
-    case DataType::kDouble:
-      return CUDNN_DATA_DOUBLE;
-  }
-  return CUDNN_DATA_FLOAT;
-}
 
 cudnnMathType_t cudnn_math_type(MathType type) {
   switch (type) {
@@ -62,19 +39,14 @@ cudnnMathType_t cudnn_math_type(MathType type) {
 // The plan as cuDNN descriptors, destroyed with this.
 class Descriptors {
  public:
-  Descriptors(const ConvPlan& plan, cudnnMathType_t math_type) {
+  Descriptors(const ConvPlan& plan, cudnnMathType_t math_type)
+      : x(plan.data_type, plan.dims, plan.x_sizes.data(), plan.x_strides.data()),
+        y(plan.data_type, plan.dims, plan.y_sizes.data(), plan.y_strides.data()) {
     try {
-      const cudnnDataType_t data_type = cudnn_data_type(plan.data_type);
-      const auto tensor = [&](cudnnTensorDescriptor_t* desc, const std::array<int, kMaxDims>& sizes,
-                              const std::array<int, kMaxDims>& strides) {
-        TORCH_CUDNN_CHECK(cudnnCreateTensorDescriptor(desc));
-        TORCH_CUDNN_CHECK(cudnnSetTensorNdDescriptor(*desc, data_type, plan.dims, sizes.data(), strides.data()));
-      };
-      tensor(&x, plan.x_sizes, plan.x_strides);
-      tensor(&y, plan.y_sizes, plan.y_strides);
       const cudnnTensorFormat_t filter_format = plan.w_channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
       TORCH_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w));
-      TORCH_CUDNN_CHECK(cudnnSetFilterNdDescriptor(w, data_type, filter_format, plan.dims, plan.w_sizes.data()));
+      TORCH_CUDNN_CHECK(cudnnSetFilterNdDescriptor(w, cudnn_data_type(plan.data_type), filter_format, plan.dims,
+                                                   plan.w_sizes.data()));
       TORCH_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv));
       TORCH_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(conv, plan.dims - 2, plan.padding.data(), plan.stride.data(),
                                                         plan.dilation.data(), CUDNN_CROSS_CORRELATION,
@@ -90,8 +62,8 @@ class Descriptors {
   Descriptors(const Descriptors&) = delete;
   Descriptors& operator=(const Descriptors&) = delete;
 
-  cudnnTensorDescriptor_t x = nullptr;
-  cudnnTensorDescriptor_t y = nullptr;
+  TensorDescriptor x;
+  TensorDescriptor y;
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
 
@@ -99,8 +71,6 @@ class Descriptors {
   void release() {
     if (conv != nullptr) cudnnDestroyConvolutionDescriptor(conv);
     if (w != nullptr) cudnnDestroyFilterDescriptor(w);
-    if (y != nullptr) cudnnDestroyTensorDescriptor(y);
-    if (x != nullptr) cudnnDestroyTensorDescriptor(x);
   }
 };
 
@@ -192,28 +162,16 @@ Choice choose(const ConvPlan& plan, cudnnHandle_t handle) {
   return choice;
 }
 
-// alpha = 1 and beta = 0 in the compute type's host type (double for double data, float
-// otherwise), as cuDNN reads them.
-struct Scaling {
-  explicit Scaling(DataType compute_type) : in_double(compute_type == DataType::kDouble) {}
-  const void* one() const { return in_double ? static_cast<const void*>(&one_double) : &one_float; }
-  const void* zero() const { return in_double ? static_cast<const void*>(&zero_double) : &zero_float; }
-
-  bool in_double;
-  float one_float = 1.0f, zero_float = 0.0f;
-  double one_double = 1.0, zero_double = 0.0;
-};
-
 class CudnnConvolution final : public ConvExecutable {
  public:
   CudnnConvolution(const ConvPlan& plan, int device)
-      : plan_(plan), device_(device), choice_(choose(plan, handles().lease(device))) {}
+      : plan_(plan), device_(device), choice_(choose(plan, cudnn_handle(device))) {}
 
   std::int64_t workspace_size() const override { return static_cast<std::int64_t>(choice_.workspace_bytes); }
 
   void run(const ConvBuffers& buffers, void* workspace, torch_core::StreamHandle stream) const override {
     const Descriptors d(plan_, choice_.math_type);
-    const cudnnHandle_t handle = handles().lease(device_);
+    const cudnnHandle_t handle = cudnn_handle(device_);
     TORCH_CUDNN_CHECK(cudnnSetStream(handle, static_cast<cudaStream_t>(stream)));
     const Scaling scaling(plan_.compute_type);
     const std::size_t bytes = choice_.workspace_bytes;
@@ -246,9 +204,7 @@ class CudnnConvolution final : public ConvExecutable {
 }  // namespace
 
 std::unique_ptr<ConvExecutable> make_conv_executable(const ConvPlan& plan) {
-  int device = 0;
-  TORCH_CUDA_CHECK(cudaGetDevice(&device));
-  return std::make_unique<CudnnConvolution>(plan, device);
+  return std::make_unique<CudnnConvolution>(plan, current_device());
 }
 
 }  // namespace torch_cuda::cudnn

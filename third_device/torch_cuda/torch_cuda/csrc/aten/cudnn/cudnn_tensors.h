@@ -1,0 +1,57 @@
+// What the plans of torch_cuda's cuDNN calls (convolutions, batch norm) share: the data
+// types, the largest rank cuDNN takes for them (N, C and up to three spatial dimensions),
+// and how a dense tensor is laid out in either of cuDNN's formats. Plain host C++.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+
+namespace torch_cuda::cudnn {
+
+inline constexpr int kMaxSpatial = 3;
+inline constexpr int kMaxDims = kMaxSpatial + 2;
+
+enum class DataType : std::int8_t { kHalf, kBFloat16, kFloat, kDouble };
+
+// A tensor as torch holds it: N, C, then the spatial dimensions.
+struct TensorGeometry {
+  std::array<std::int64_t, kMaxDims> sizes{};
+  std::array<std::int64_t, kMaxDims> strides{};  // in elements
+};
+
+// The strides of a dense tensor of `sizes` (N, C, then the spatial dimensions; `dims` of
+// them) in NCHW order, or in NHWC order (channels innermost): also how cuDNN lays out a
+// filter of either format.
+template <typename Size>
+std::array<std::int64_t, kMaxDims> dense_strides(const std::array<Size, kMaxDims>& sizes, int dims,
+                                                 bool channels_last) {
+  std::array<std::int64_t, kMaxDims> strides{};
+  std::int64_t stride = 1;
+  const auto place = [&](int d) {
+    strides[d] = stride;
+    stride *= sizes[d];
+  };
+  if (channels_last) place(1);
+  for (int d = dims - 1; d >= 2; --d) place(d);
+  if (!channels_last) place(1);
+  place(0);
+  return strides;
+}
+
+// Whether `t` is dense in NCHW order, or in NHWC order. Dimensions of size 1 may carry any
+// stride.
+inline bool dense_in_order(const TensorGeometry& t, int dims, bool channels_last) {
+  const auto expected = dense_strides(t.sizes, dims, channels_last);
+  for (int d = 0; d < dims; ++d) {
+    if (t.sizes[d] != 1 && t.strides[d] != expected[d]) return false;
+  }
+  return true;
+}
+
+// Whether cuDNN's int (sizes, strides, counts) holds `value`.
+inline bool fits_int(std::int64_t value) {
+  return value <= std::numeric_limits<int>::max() && value >= std::numeric_limits<int>::min();
+}
+
+}  // namespace torch_cuda::cudnn
