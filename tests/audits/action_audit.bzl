@@ -89,11 +89,16 @@ def _cuda_violation(token):
         return "CUDA toolkit file outside @cuda"
     return None
 
+# The search path --incompatible_strict_action_env (.bazelrc) gives every action instead of
+# the caller's: it names no tool, as each is named by its path, and the build in Bazel's
+# hermetic sandbox (tests/repro/build_twice.py) shows that no action looks one up there.
+_STRICT_ACTION_PATH = "/bin:/usr/bin:/usr/local/bin"
+
 def _action_strings(action):
     # -l:NAME is a file name the linker looks up in the -L directories, which are audited
     # themselves (the hermetic cuBLAS links as -l:libcublas.so.13).
     strings = [arg for arg in (action.argv or []) if not arg.startswith("-l:")]
-    strings += action.env.values()
+    strings += [value for name, value in action.env.items() if not (name == "PATH" and value == _STRICT_ACTION_PATH)]
     strings += [f.path for f in action.inputs.to_list()]
     return strings
 
