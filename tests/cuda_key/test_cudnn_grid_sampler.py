@@ -67,6 +67,12 @@ class AgreesWithTheCpu(CudnnGridSamplerTestCase):
         self.assertEqual(got.dtype, torch.float16)
         torch.testing.assert_close(got.cpu().float(), expected, rtol=1e-2, atol=1e-2)
 
+    def test_points_far_outside_or_not_numbers_read_zero(self) -> None:
+        x = torch.randn(1, 1, 3, 3)
+        grid = torch.tensor([[[[1e30, 0.0], [float("nan"), 0.0], [-float("inf"), 0.5]]]])
+        got = torch.cudnn_grid_sampler(x.cuda(), grid.cuda()).cpu()
+        torch.testing.assert_close(got, torch.zeros(1, 1, 1, 3))
+
     def test_backward_operator_directly_with_a_broadcast_gradient(self) -> None:
         x, grid = torch.randn(1, 2, 4, 4), grid_of(1, 3, 3, torch.float32)
         grad = torch.ones(1, 1, 1, 1).expand(1, 2, 3, 3)  # zero strides: made contiguous

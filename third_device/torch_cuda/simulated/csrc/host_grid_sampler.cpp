@@ -7,6 +7,7 @@
 // pixel, and the grid's, the interpolation's slope times (size - 1) / 2. The input and the
 // output's gradient are read through their strides, the rest is dense; sums in double.
 // Runs are recorded under the cuDNN calls they stand in for (library_calls.h).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -50,11 +51,17 @@ class HostGridSampler final : public GridSamplerExecutable {
     simulated::store_element<T>(base, offset, value);
   }
 
+  // A pixel coordinate more than a pixel outside the input (or not a number) reads nothing
+  // and gets no gradient: held just outside, so the corner arithmetic stays in range.
+  static double held(double coordinate, int size) {
+    return std::isnan(coordinate) ? -2.0 : std::clamp(coordinate, -2.0, size + 1.0);
+  }
+
   // The grid point of output position (n, h, w) in pixel coordinates.
   static Corners corners(const GridSamplerPlan& p, const void* grid, std::int64_t n, std::int64_t h, std::int64_t w) {
     const std::int64_t point = ((n * p.y_sizes[2] + h) * p.y_sizes[3] + w) * 2;
-    const double x = (load(grid, point) + 1.0) / 2.0 * (p.x_sizes[3] - 1);
-    const double y = (load(grid, point + 1) + 1.0) / 2.0 * (p.x_sizes[2] - 1);
+    const double x = held((load(grid, point) + 1.0) / 2.0 * (p.x_sizes[3] - 1), p.x_sizes[3]);
+    const double y = held((load(grid, point + 1) + 1.0) / 2.0 * (p.x_sizes[2] - 1), p.x_sizes[2]);
     const double x0 = std::floor(x), y0 = std::floor(y);
     return {static_cast<std::int64_t>(x0), static_cast<std::int64_t>(y0), x - x0, y - y0};
   }
