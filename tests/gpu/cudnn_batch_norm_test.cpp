@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/gpu/cudnn_engines.h"
@@ -25,8 +25,8 @@ namespace {
 
 using gpu_test::check;
 using gpu_test::contains;
-using gpu_test::from_double;
-using gpu_test::to_double;
+using gpu_test::converted;
+using gpu_test::worst_error;
 namespace cudnn = torch_cuda::cudnn;
 using cudnn::BatchNormMode;
 using cudnn::BatchNormPass;
@@ -109,20 +109,6 @@ void plan_checks() {
 
 // ---- device -------------------------------------------------------------------------------
 
-template <typename T>
-std::vector<T> cast(const std::vector<double>& v) {
-  std::vector<T> out(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) out[i] = from_double<T>(v[i]);
-  return out;
-}
-
-template <typename T>
-double worst_error(const std::vector<T>& got, const std::vector<double>& want) {
-  double worst = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(to_double(got[i]) - want[i]));
-  return worst;
-}
-
 // Batch norm by definition, per channel, over a dense tensor of `sizes` in either order.
 struct Reference {
   std::vector<double> y, mean, inv_std, running_mean, running_var, y_inference, dx, dscale, dbias;
@@ -197,10 +183,11 @@ void run_case(const std::vector<std::int64_t>& sizes, bool channels_last, DataTy
   const Reference want = reference(training, x, dy, scale, bias, running_mean, running_var);
   const double tolerance = data_type == DataType::kHalf ? 2e-2 : data_type == DataType::kFloat ? 1e-4 : 1e-9;
 
-  gpu_test::DeviceBuffer<T> dx_in(cast<T>(x)), d_dy(cast<T>(dy)), d_y{std::vector<T>(n)}, d_dx{std::vector<T>(n)};
-  gpu_test::DeviceBuffer<P> d_scale(cast<P>(scale)), d_bias(cast<P>(bias)), d_rm(cast<P>(running_mean)),
-      d_rv(cast<P>(running_var)), d_mean{std::vector<P>(channels)}, d_inv{std::vector<P>(channels)},
-      d_dscale{std::vector<P>(channels)}, d_dbias{std::vector<P>(channels)};
+  gpu_test::DeviceBuffer<T> dx_in(converted<T>(x)), d_dy(converted<T>(dy)), d_y{std::vector<T>(n)},
+      d_dx{std::vector<T>(n)};
+  gpu_test::DeviceBuffer<P> d_scale(converted<P>(scale)), d_bias(converted<P>(bias)),
+      d_rm(converted<P>(running_mean)), d_rv(converted<P>(running_var)), d_mean{std::vector<P>(channels)},
+      d_inv{std::vector<P>(channels)}, d_dscale{std::vector<P>(channels)}, d_dbias{std::vector<P>(channels)};
   cudnn::BatchNormBuffers b;
   b.x = dx_in.get();
   b.y = d_y.get();
@@ -230,7 +217,7 @@ void run_case(const std::vector<std::int64_t>& sizes, bool channels_last, DataTy
   check(worst_error(d_dbias.to_host(), want.dbias) <= tolerance * 10, name + ": backward dbias");
 
   call.pass = BatchNormPass::kForwardInference;
-  gpu_test::DeviceBuffer<P> rm_again(cast<P>(running_mean)), rv_again(cast<P>(running_var));
+  gpu_test::DeviceBuffer<P> rm_again(converted<P>(running_mean)), rv_again(converted<P>(running_var));
   b.running_mean = rm_again.get();
   b.running_var = rv_again.get();
   run(cudnn::plan_batch_norm(call), b, stream, &reserve);

@@ -6,7 +6,6 @@
 // sampling computed on the host by definition (align_corners: -1 and 1 the centres of the
 // edge pixels; zero outside). Without one: says why, and checks that making an executable
 // fails with a clear error.
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -23,6 +22,8 @@ namespace {
 
 using gpu_test::check;
 using gpu_test::contains;
+using gpu_test::converted;
+using gpu_test::worst_error;
 namespace cudnn = torch_cuda::cudnn;
 using cudnn::DataType;
 using cudnn::SamplerPass;
@@ -110,8 +111,8 @@ void run_case(bool transposed, DataType type, cudaStream_t stream, const std::st
   for (std::size_t i = 0; i < n_grid; ++i) grid[i] = static_cast<double>((i * 7) % 23) / 9.0 - 1.25;
   for (std::size_t i = 0; i < n_y; ++i) dy[i] = static_cast<double>((i * 3) % 7) / 2.0 - 1.0;
   const Reference want = reference(call, x, grid, dy);
-  const auto cast = [](const std::vector<double>& v) { return std::vector<T>(v.begin(), v.end()); };
-  gpu_test::DeviceBuffer<T> d_x(cast(x)), d_grid(cast(grid)), d_y{std::vector<T>(n_y)}, d_dy(cast(dy)),
+  gpu_test::DeviceBuffer<T> d_x(converted<T>(x)), d_grid(converted<T>(grid)), d_y{std::vector<T>(n_y)},
+      d_dy(converted<T>(dy)),
       d_dx{std::vector<T>(n_x)}, d_dgrid{std::vector<T>(n_grid)};
   cudnn::GridSamplerBuffers b;
   b.x = d_x.get();
@@ -125,14 +126,9 @@ void run_case(bool transposed, DataType type, cudaStream_t stream, const std::st
   cudnn::make_grid_sampler_executable(cudnn::plan_grid_sampler(call))->run(b, stream);
   gpu_test::cuda_ok(cudaStreamSynchronize(stream), "sync");
   const double tolerance = type == DataType::kDouble ? 1e-9 : 1e-4;
-  const auto worst = [](const std::vector<T>& got, const std::vector<double>& expected) {
-    double error = 0;
-    for (std::size_t i = 0; i < expected.size(); ++i) error = std::max(error, std::fabs(got[i] - expected[i]));
-    return error;
-  };
-  check(worst(d_y.to_host(), want.y) <= tolerance, name + ": output");
-  check(worst(d_dx.to_host(), want.dx) <= tolerance, name + ": input gradient");
-  check(worst(d_dgrid.to_host(), want.dgrid) <= tolerance * 10, name + ": grid gradient");
+  check(worst_error(d_y.to_host(), want.y) <= tolerance, name + ": output");
+  check(worst_error(d_dx.to_host(), want.dx) <= tolerance, name + ": input gradient");
+  check(worst_error(d_dgrid.to_host(), want.dgrid) <= tolerance * 10, name + ": grid gradient");
 }
 
 void device_checks(cudaStream_t stream) {

@@ -11,7 +11,6 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -27,8 +26,8 @@ namespace {
 
 using gpu_test::check;
 using gpu_test::contains;
-using gpu_test::from_double;
-using gpu_test::to_double;
+using gpu_test::converted;
+using gpu_test::worst_error;
 namespace cudnn = torch_cuda::cudnn;
 using cudnn::ConvDirection;
 using cudnn::DataType;
@@ -234,14 +233,8 @@ void run_case(const Shape& s, DataType data_type, ConvDirection direction, bool 
   const std::vector<double> x = values(numel(s.input), 1), w = values(numel(s.filter), 2),
                             dy = values(numel(s.output()), 3);
   const Reference expected = reference(s, key, x, w, dy);
-  const auto cast = [](const std::vector<double>& v) {
-    std::vector<T> out(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) out[i] = from_double<T>(v[i]);
-    return out;
-  };
-  gpu_test::DeviceBuffer<T> dx(cast(x)), dw(cast(w)), dout(cast(direction == ConvDirection::kForward
-                                                                     ? std::vector<double>(dy.size(), 0.0)
-                                                                     : dy));
+  gpu_test::DeviceBuffer<T> dx(converted<T>(x)), dw(converted<T>(w)),
+      dout(converted<T>(direction == ConvDirection::kForward ? std::vector<double>(dy.size(), 0.0) : dy));
   const auto executable = cudnn::make_conv_executable(cudnn::plan_conv(key));
   gpu_test::DeviceBuffer<char> workspace(std::vector<char>(static_cast<std::size_t>(executable->workspace_size())));
   executable->run({dx.get(), dw.get(), dout.get()}, workspace.bytes_ptr(), stream);
@@ -252,8 +245,7 @@ void run_case(const Shape& s, DataType data_type, ConvDirection direction, bool 
   const std::vector<double>& want = direction == ConvDirection::kForward        ? expected.y
                                     : direction == ConvDirection::kBackwardData ? expected.dx
                                                                                 : expected.dw;
-  double worst = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(to_double(got[i]) - want[i]));
+  const double worst = worst_error(got, want);
   check(worst <= (data_type == DataType::kHalf ? 1e-2 : 1e-5), name + ": worst error " + std::to_string(worst));
 }
 

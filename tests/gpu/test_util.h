@@ -1,10 +1,13 @@
 // Small helpers of the torch-free GPU tests: check counting, exception matching, device
-// buffers, values to and from half.
+// buffers, values to and from half and their errors.
 #pragma once
 
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
@@ -85,6 +88,22 @@ double to_double(T v) {
   } else {
     return static_cast<double>(v);
   }
+}
+
+// Test values as T, for a DeviceBuffer.
+template <typename T>
+std::vector<T> converted(const std::vector<double>& values) {
+  std::vector<T> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = from_double<T>(values[i]);
+  return out;
+}
+
+// The largest absolute difference between a result read back and its expected values.
+template <typename T>
+double worst_error(const std::vector<T>& got, const std::vector<double>& want) {
+  double worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(to_double(got[i]) - want[i]));
+  return worst;
 }
 
 // Device memory holding a copy of a host vector.

@@ -72,9 +72,7 @@ class HostBatchNorm final : public BatchNormExecutable {
 
   static void compute(const BatchNormPlan& plan, const BatchNormBuffers& b) {
     const std::int64_t features = parameter_count(plan);
-    std::int64_t elements = 1;
-    for (int d = 0; d < plan.dims; ++d) elements *= plan.x_sizes[d];
-    const double m = static_cast<double>(elements / features);
+    const double m = static_cast<double>(simulated::element_count(plan.x_sizes, plan.dims) / features);
     std::vector<double> mean(features), inv_std(features);
     switch (plan.pass) {
       case BatchNormPass::kForwardInference:

@@ -27,6 +27,7 @@ namespace torch_cuda::cudnn {
 namespace {
 
 using simulated::advance;
+using simulated::element_count;
 using simulated::Index;
 using simulated::offset_of;
 
@@ -39,12 +40,6 @@ constexpr const char* kChooseCalls[3][2] = {
 };
 constexpr const char* kRunCalls[3] = {"cudnnConvolutionForward", "cudnnConvolutionBackwardData",
                                       "cudnnConvolutionBackwardFilter"};
-
-std::int64_t element_count(const std::array<int, kMaxDims>& sizes, int dims) {
-  std::int64_t count = 1;
-  for (int d = 0; d < dims; ++d) count *= sizes[d];
-  return count;
-}
 
 std::array<std::int64_t, kMaxDims> widened(const std::array<int, kMaxDims>& strides) {
   std::array<std::int64_t, kMaxDims> result{};

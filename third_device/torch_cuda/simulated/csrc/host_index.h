@@ -1,7 +1,7 @@
 // Walking a cuDNN plan's tensor on the host, for the simulated executors: an index over N,
-// C and the spatial dimensions, its element offset through a descriptor's strides, the
-// next position in row-major order, and an element read as double or written rounded once
-// from double to its type.
+// C and the spatial dimensions, the element count, an index's element offset through a
+// descriptor's strides, the next position in row-major order, and an element read as
+// double or written rounded once from double to its type.
 #pragma once
 
 #include <array>
@@ -13,6 +13,13 @@
 namespace torch_cuda::simulated {
 
 using Index = std::array<std::int64_t, cudnn::kMaxDims>;
+
+// The number of elements of a tensor of `sizes` (`dims` of them).
+inline std::int64_t element_count(const std::array<int, cudnn::kMaxDims>& sizes, int dims) {
+  std::int64_t count = 1;
+  for (int d = 0; d < dims; ++d) count *= sizes[d];
+  return count;
+}
 
 // The element offset of `index` in a tensor of `strides`.
 template <typename Strides>

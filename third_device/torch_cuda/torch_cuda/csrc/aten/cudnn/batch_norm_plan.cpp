@@ -1,15 +1,14 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_plan.h"
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 namespace torch_cuda::cudnn {
 namespace {
 
-[[noreturn]] void refuse(const std::string& what) {
-  throw std::invalid_argument("cuDNN batch norm plan: " + what);
-}
+constexpr const char* kPlan = "cuDNN batch norm plan";
+
+[[noreturn]] void refuse(const std::string& what) { cudnn::refuse(kPlan, what); }
 
 // cuDNN's pairing of the data with its scale, bias and statistics.
 DataType param_type_for(DataType data_type) {

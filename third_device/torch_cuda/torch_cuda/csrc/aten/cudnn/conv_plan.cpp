@@ -2,20 +2,16 @@
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <string>
 
 namespace torch_cuda::cudnn {
 namespace {
 
-[[noreturn]] void refuse(const std::string& what) {
-  throw std::invalid_argument("cuDNN convolution plan: " + what);
-}
+constexpr const char* kPlan = "cuDNN convolution plan";
 
-int as_int(std::int64_t value, const char* what) {
-  if (!fits_int(value)) refuse(std::string(what) + " " + std::to_string(value) + " exceeds cuDNN's int");
-  return static_cast<int>(value);
-}
+[[noreturn]] void refuse(const std::string& what) { cudnn::refuse(kPlan, what); }
+
+int as_int(std::int64_t value, const char* what) { return as_cudnn_int(kPlan, value, what); }
 
 bool same_geometry(const TensorGeometry& a, const TensorGeometry& b) {
   return a.sizes == b.sizes && a.strides == b.strides;

@@ -1,11 +1,14 @@
 // What the plans of torch_cuda's cuDNN calls (convolutions, batch norm) share: the data
 // types, the largest rank cuDNN takes for them (N, C and up to three spatial dimensions),
-// and how a dense tensor is laid out in either of cuDNN's formats. Plain host C++.
+// how a dense tensor is laid out in either of cuDNN's formats, and how a plan refuses what
+// cuDNN cannot take. Plain host C++.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace torch_cuda::cudnn {
 
@@ -52,6 +55,17 @@ inline bool dense_in_order(const TensorGeometry& t, int dims, bool channels_last
 // Whether cuDNN's int (sizes, strides, counts) holds `value`.
 inline bool fits_int(std::int64_t value) {
   return value <= std::numeric_limits<int>::max() && value >= std::numeric_limits<int>::min();
+}
+
+// A plan's refusal: std::invalid_argument("<plan>: <what>").
+[[noreturn]] inline void refuse(const char* plan, const std::string& what) {
+  throw std::invalid_argument(std::string(plan) + ": " + what);
+}
+
+// `value` as cuDNN's int; refused by `plan`, naming `what`, beyond it.
+inline int as_cudnn_int(const char* plan, std::int64_t value, const char* what) {
+  if (!fits_int(value)) refuse(plan, std::string(what) + " " + std::to_string(value) + " exceeds cuDNN's int");
+  return static_cast<int>(value);
 }
 
 }  // namespace torch_cuda::cudnn

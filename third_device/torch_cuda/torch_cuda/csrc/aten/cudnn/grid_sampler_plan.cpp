@@ -1,20 +1,16 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/grid_sampler_plan.h"
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 namespace torch_cuda::cudnn {
 namespace {
 
-[[noreturn]] void refuse(const std::string& what) {
-  throw std::invalid_argument("cuDNN grid sampler plan: " + what);
-}
+constexpr const char* kPlan = "cuDNN grid sampler plan";
 
-int checked(std::int64_t value, const char* what) {
-  if (!fits_int(value)) refuse(std::string(what) + " " + std::to_string(value) + " exceeds cuDNN's int");
-  return static_cast<int>(value);
-}
+[[noreturn]] void refuse(const std::string& what) { cudnn::refuse(kPlan, what); }
+
+int as_int(std::int64_t value, const char* what) { return as_cudnn_int(kPlan, value, what); }
 
 }  // namespace
 
@@ -29,16 +25,16 @@ GridSamplerPlan plan_grid_sampler(const GridSamplerCall& call) {
     if (call.input.sizes[d] <= 0 || out_sizes[d] <= 0) refuse("a tensor has a dimension of size 0");
     elements *= call.input.sizes[d];
     out_elements *= out_sizes[d];
-    plan.x_sizes[d] = checked(call.input.sizes[d], "an input size");
-    plan.x_strides[d] = checked(call.input.strides[d], "an input stride");
-    plan.y_sizes[d] = checked(out_sizes[d], "an output size");
+    plan.x_sizes[d] = as_int(call.input.sizes[d], "an input size");
+    plan.x_strides[d] = as_int(call.input.strides[d], "an input stride");
+    plan.y_sizes[d] = as_int(out_sizes[d], "an output size");
     if (call.pass == SamplerPass::kBackward) {
       if (call.grad_out.sizes[d] != out_sizes[d]) refuse("grad_output's sizes are not the output's");
-      plan.dy_strides[d] = checked(call.grad_out.strides[d], "a grad_output stride");
+      plan.dy_strides[d] = as_int(call.grad_out.strides[d], "a grad_output stride");
     }
   }
-  checked(elements, "the input's element count");
-  checked(out_elements, "the output's element count");
+  as_int(elements, "the input's element count");
+  as_int(out_elements, "the output's element count");
   return plan;
 }
 
