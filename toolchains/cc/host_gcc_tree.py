@@ -24,12 +24,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "bazel_install"))
 
-from prefix_patching import LIB_DIRS, glibc_files
+from prefix_patching import gather_tool_libs, glibc_files, relativize_symlinks
 
 TRIPLE = "x86_64-linux-gnu"
 # bin/<name> runs usr/bin/<TRIPLE>-<program>.
 TOOLS = {
     "gcc": "gcc-12",
+    # The C++ driver (gcc that links libstdc++), for what builds outside Bazel's actions:
+    # the extension builds that tests run (CXX). Bazel's own actions run gcc.
+    "g++": "g++-12",
     "cpp": "cpp-12",
     "gcov": "gcov-12",
     "ar": "ar",
@@ -112,38 +115,6 @@ def require(root: Path, relative: str, directory: bool = False) -> Path:
     return path
 
 
-def relativize_symlinks(root: Path) -> tuple[int, int]:
-    rewritten = dropped = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            link = Path(dirpath) / name
-            if not link.is_symlink():
-                continue
-            target = os.readlink(link)
-            if target.startswith("/"):
-                link.unlink()
-                link.symlink_to(os.path.relpath(root / target.lstrip("/"), link.parent))
-                rewritten += 1
-            if not link.exists():
-                link.unlink()
-                dropped += 1
-    return rewritten, dropped
-
-
-def gather_tool_libs(root: Path, glibc_deb: Path) -> int:
-    glibc = {Path(path).name for path in glibc_files([glibc_deb])}
-    tool_libs = root / "tool_libs"
-    tool_libs.mkdir()
-    count = 0
-    for folder in LIB_DIRS:
-        for library in sorted((root / folder).glob("lib*.so.*")):
-            if library.name in glibc or (tool_libs / library.name).exists():
-                continue
-            (tool_libs / library.name).symlink_to(os.path.relpath(library, tool_libs))
-            count += 1
-    return count
-
-
 def write_specs(root: Path) -> None:
     c_dirs = " ".join(f"-idirafter %R/{folder}" for folder in C_INCLUDE_DIRS)
     cxx_dirs = " ".join(f"-isystem %R/{folder}" for folder in CXX_INCLUDE_DIRS)
@@ -173,7 +144,7 @@ def write_wrappers(root: Path) -> None:
     (root / "bin" / "llvm-cov").chmod(0o755)
     for name, program in TOOLS.items():
         require(root, pinned_program(program))
-        flags = GCC_FLAGS if name == "gcc" else ""
+        flags = GCC_FLAGS if name in ("gcc", "g++") else ""
         wrapper = root / "bin" / name
         wrapper.write_text(
             WRAPPER.format(program=program, path=pinned_program(program), flags=flags)
@@ -191,7 +162,8 @@ def main() -> int:
     for unused in ("usr/share", "etc"):
         shutil.rmtree(root / unused, ignore_errors=True)
     rewritten, dropped = relativize_symlinks(root)
-    libraries = gather_tool_libs(root, glibc_deb)
+    glibc = {Path(path).name for path in glibc_files([glibc_deb])}
+    libraries = gather_tool_libs(root, skip=glibc)
     write_specs(root)
     link_gcc_programs(root)
     write_wrappers(root)

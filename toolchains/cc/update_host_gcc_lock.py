@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "bazel_install"))
 
 from deb_closure import regenerate_bookworm_lock
-from host_gcc_tree import pinned_program, programs_run
+from host_gcc_tree import programs_run
 
 LOCK_PATH = Path(__file__).with_name("host_gcc_debs.lock")
 HEADER = (
@@ -42,9 +42,8 @@ ROOT_PACKAGES = (
 # the system at build time.
 FROM_SYSTEM: set[str] = set()
 NOT_NEEDED = {"libc-dev-bin", "rpcsvc-proto", "libnsl-dev", "debconf", "debconf-2.0"}
-# What the wrappers run must link nothing but glibc from outside the pins; so must g++,
-# which the packages ship beside gcc (the same driver for C++).
-BINARIES = (*programs_run(), pinned_program("g++-12"))
+# What the wrappers run must link nothing but glibc from outside the pins.
+BINARIES = tuple(programs_run())
 
 
 def main() -> int:

@@ -36,6 +36,41 @@ def reroot_symlinks(staging_root: Path, final_root: Path) -> None:
                 link.symlink_to(f"{final_root}{target}")
 
 
+def relativize_symlinks(root: Path) -> tuple[int, int]:
+    """Debian's absolute links rewritten relative inside root (no link leads to the
+    machine's own files); links that lead nowhere dropped. Returns (rewritten, dropped)."""
+    rewritten = dropped = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            link = Path(dirpath) / name
+            if not link.is_symlink():
+                continue
+            target = os.readlink(link)
+            if target.startswith("/"):
+                link.unlink()
+                link.symlink_to(os.path.relpath(root / target.lstrip("/"), link.parent))
+                rewritten += 1
+            if not link.exists():
+                link.unlink()
+                dropped += 1
+    return rewritten, dropped
+
+
+def gather_tool_libs(root: Path, skip: set[str]) -> int:
+    """Links in root/tool_libs to the libraries of the unpacked packages, but those named in
+    `skip` (glibc's, which must keep their own loader): the wrappers' library path."""
+    tool_libs = root / "tool_libs"
+    tool_libs.mkdir()
+    count = 0
+    for folder in LIB_DIRS:
+        for library in sorted((root / folder).glob("lib*.so.*")):
+            if library.name in skip or (tool_libs / library.name).exists():
+                continue
+            (tool_libs / library.name).symlink_to(os.path.relpath(library, tool_libs))
+            count += 1
+    return count
+
+
 def glibc_files(debs: list[Path]) -> set[str]:
     """Files of glibc itself, which must keep their own loader and search path."""
     libc_debs = [deb for deb in debs if deb.name.startswith("libc6_")]
