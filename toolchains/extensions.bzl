@@ -1,4 +1,4 @@
-"""The external repositories of the monorepo, all pinned or derived from the host.
+"""The external repositories of the monorepo, all pinned.
 
 - @torch: the stock CPU-only torch wheel (torch_cpu) with its import-time deps.
 - @cuda: the CUDA 13.5 toolkit assembled from NVIDIA's PyPI wheels.
@@ -13,7 +13,8 @@
 - @torch_testing: what torch.testing._internal (OpInfo) needs beyond @torch, for tests.
 - @codegen_python: what the torch wheel's torchgen needs beyond @torch (PyYAML), for codegen.
 - @python_coverage: coverage.py, the Python toolchain's coverage tool (`bazel coverage`).
-- @local_python: the host interpreter's headers, for extension modules.
+- @host_python: CPython 3.11, its standard library and headers from pinned Debian packages,
+  the Python toolchain's interpreter and what extension modules compile against.
 - @host_gcc: GCC 12, binutils and a glibc sysroot from pinned Debian packages, the C/C++
   toolchain (toolchains/cc).
 - @pinned_versions: wheels.lock's versions and the project's, as constants for BUILD files
@@ -21,7 +22,7 @@
 """
 
 load("//toolchains/cc:host_gcc_repository.bzl", "host_gcc_repository")
-load("//toolchains/python:local_python.bzl", "local_python")
+load("//toolchains/python:host_python_repository.bzl", "host_python_repository")
 load("//toolchains/wheels:pinned_versions.bzl", "pinned_versions")
 load("//toolchains/wheels:pinned_wheels.bzl", "pinned_wheels")
 
@@ -105,6 +106,7 @@ def _hermetic_deps_impl(module_ctx):
         lock = "//toolchains/wheels:torch_testing.lock",
         packages = [
             "expecttest",
+            "pip",
             "setuptools",
         ],
     )
@@ -120,8 +122,8 @@ def _hermetic_deps_impl(module_ctx):
         lock = "//toolchains/wheels:coverage.lock",
         packages = ["coverage"],
     )
-    local_python(name = "local_python")
     host_gcc_repository(name = "host_gcc")
+    host_python_repository(name = "host_python")
     pinned_versions(
         name = "pinned_versions",
         project_version = [m.version for m in module_ctx.modules if m.is_root][0],

@@ -41,12 +41,13 @@ parser.add_argument("--wheel", type=Path, required=True, help="the torch_cuda wh
 parser.add_argument("--torch_core_wheel", type=Path, required=True)
 parser.add_argument("--torch_version_py", required=True, help="@torch//:torch/version.py")
 parser.add_argument("--lock", type=Path, required=True, help="wheels.lock")
+parser.add_argument("--pip", type=Path, required=True, help="@torch_testing//:pip/__init__.py")
 parser.add_argument("--user_code", type=Path, help="tests/cuda_key/test_user_code.py")
 parser.add_argument("--real", action="store_true", help="the real variant (NVIDIA's libraries)")
 ARGS, UNITTEST_ARGS = parser.parse_known_args()
 # Runfiles paths, absolute (not resolved: the runfiles tree is the layout under test), as
 # the venv's processes run elsewhere.
-for _name in ("wheel", "torch_core_wheel", "lock", "user_code"):
+for _name in ("wheel", "torch_core_wheel", "lock", "pip", "user_code"):
     if getattr(ARGS, _name) is not None:
         setattr(ARGS, _name, Path(os.path.abspath(getattr(ARGS, _name))))
 
@@ -111,7 +112,7 @@ class WheelInstallTest(unittest.TestCase):
         cls.core = Wheel(ARGS.torch_core_wheel)
         cls.scratch = Path(os.environ.get("TEST_TMPDIR", "/tmp")) / "wheel_install"
         shutil.rmtree(cls.scratch, ignore_errors=True)
-        cls.venv = Venv(cls.scratch / "venv", cls.scratch / "work")
+        cls.venv = Venv(cls.scratch / "venv", cls.scratch / "work", ARGS.pip.parents[1])
         # The pinned torch and its import-time deps, laid out as pip would install them.
         cls.venv.link_unpacked_wheel(wheel_testing.unpacked_wheel_root(ARGS.torch_version_py, 2))
         if ARGS.real:

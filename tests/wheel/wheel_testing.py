@@ -2,10 +2,11 @@
 
 A wheel is checked as pip and the dynamic linker will see it: its METADATA and RECORD from
 the archive, `readelf` on the extension module it carries, and an installation into a
-fresh venv made by `python -m venv` and pip with --no-index (nothing is downloaded), with
-the pinned torch (and cuBLAS) laid out in site-packages as their own wheels would be, by
-symlinks to the unpacked wheels Bazel already has. The venv's interpreters run with a
-clean environment: no PYTHONPATH, no sitecustomize, no LD_LIBRARY_PATH.
+fresh venv made by `python -m venv` and the pinned pip with --no-index (nothing is
+downloaded), with the pinned torch (and cuBLAS) laid out in site-packages as their own
+wheels would be, by symlinks to the unpacked wheels Bazel already has. The venv's
+interpreters run with a clean environment: no PYTHONPATH, no sitecustomize, no
+LD_LIBRARY_PATH.
 """
 
 from __future__ import annotations
@@ -135,24 +136,34 @@ def unpacked_wheel_root(file_in_it: str, levels: int) -> Path:
 
 
 class Venv:
-    """A fresh venv with pip; its interpreter runs with a clean environment."""
+    """A fresh venv with pip; its interpreter runs with a clean environment.
 
-    def __init__(self, root: Path, scratch: Path) -> None:
+    pip is the pinned one, linked in from where Bazel unpacked it (`pip_root`, holding
+    pip/ and its dist-info): @host_python is Debian's, whose ensurepip comes in a package of
+    its own.
+    """
+
+    def __init__(self, root: Path, scratch: Path, pip_root: Path) -> None:
         self.root = root
         self.scratch = scratch
         self.python = root / "bin" / "python"
         scratch.mkdir(parents=True, exist_ok=True)
-        created = subprocess.run([sys.executable, "-m", "venv", str(root)], env=self.env(),
-                                 capture_output=True, text=True, check=False)
+        created = subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)],
+                                 env=self.env(), capture_output=True, text=True, check=False)
         if created.returncode != 0:
             raise AssertionError(f"python -m venv failed:\n{created.stdout}{created.stderr}")
         self.site = Path(self.run("import sysconfig; print(sysconfig.get_paths()['purelib'])")
                          .stdout.strip())
+        pip = [entry.name for entry in pip_root.iterdir() if entry.name.split("-")[0] == "pip"]
+        self.link_unpacked_wheel(pip_root, only=pip)
 
     def env(self, **extra: str) -> dict[str, str]:
         # Nothing of the test's own environment that could reach torch or torch_cuda
-        # (PYTHONPATH, the runfiles) or pip's configuration (its index).
+        # (PYTHONPATH, the runfiles) or pip's configuration (its index); the C++ compiler
+        # the test names (CXX, made absolute: the venv's processes run elsewhere).
+        compiler = {"CXX": os.path.abspath(os.environ["CXX"])} if "CXX" in os.environ else {}
         return {
+            **compiler,
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(self.scratch),
             "TMPDIR": str(self.scratch),

@@ -33,10 +33,10 @@ CU13_LIB_RPATH = ["-Wl,-rpath,$$ORIGIN/nvidia/cu13/lib"]
 NCCL_RPATH = ["-Wl,-rpath,$$ORIGIN/nvidia/nccl/lib"]
 CUDNN_RPATH = ["-Wl,-rpath,$$ORIGIN/nvidia/cudnn/lib"]
 
-# cp311: the pinned torch wheel's (and the interpreter @local_python checks for). The
-# platform tag is the newest glibc symbol version the _CUDAC.so builds need (2.34: the
-# toolchain's glibc, pthread/dl symbols moved into libc there), which
-# tests/wheel checks; so pip refuses the wheel where the import would fail.
+# cp311: the pinned torch wheel's (and @host_python's interpreter's). The platform tag is
+# the newest glibc symbol version the _CUDAC.so builds need (2.34: the toolchain's glibc,
+# pthread/dl symbols moved into libc there), which tests/wheel checks; so pip refuses the
+# wheel where the import would fail.
 PYTHON_TAG = "cp311"
 PLATFORM = "manylinux_2_34_x86_64"
 

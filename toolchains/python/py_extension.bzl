@@ -27,7 +27,7 @@ def py_extension(name, srcs, deps = [], copts = [], linkopts = [], visibility = 
         linkshared = True,
         linkstatic = True,
         deps = deps + [
-            "@local_python//:python_headers",
+            "@host_python//:python_headers",
             "@torch//:pybind11",
         ],
         visibility = visibility,

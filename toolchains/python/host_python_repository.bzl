@@ -1,0 +1,38 @@
+"""@host_python: CPython 3.11 with its standard library and headers, from Debian bookworm.
+
+The packages of toolchains/python/host_python_debs.lock are fetched by sha256
+(toolchains/debian_packages.bzl) and unpacked into one tree; host_python_tree.py then makes
+it run from wherever Bazel puts it (bin/python3, relative links, its own libraries,
+bytecode). The Python toolchain (toolchains/python/BUILD.bazel) runs it for every
+py_binary and py_test; Python extension modules compile against its headers. CPython 3.11:
+the ABI of the pinned cp311 torch wheel.
+"""
+
+load("//toolchains:debian_packages.bzl", "run_or_fail", "unpack_pinned_debs")
+
+def _host_python_impl(rctx):
+    python = rctx.which("python3") or fail("python3 not on PATH: @host_python asks it for the mirror")
+    unpack_pinned_debs(rctx, python, rctx.attr.lock, "toolchains/python/update_host_python_lock.py")
+    rctx.delete("_debs")
+    rctx.report_progress("making the interpreter self-contained")
+
+    # host_python_tree.py imports these: naming them makes an edit to them refetch the tree.
+    for module in rctx.attr._tree_imports:
+        rctx.path(module)
+    run_or_fail(rctx, "host_python_tree.py", [python, rctx.path(rctx.attr._tree), "."])
+    rctx.symlink(rctx.attr.build_file, "BUILD.bazel")
+
+host_python_repository = repository_rule(
+    implementation = _host_python_impl,
+    attrs = {
+        "build_file": attr.label(default = "//toolchains/python:BUILD.host_python.bazel", allow_single_file = True),
+        "lock": attr.label(default = "//toolchains/python:host_python_debs.lock", allow_single_file = True),
+        "_apt": attr.label(default = "//tools/bazel_install:debian_apt.py", allow_single_file = True),
+        "_tree": attr.label(default = "//toolchains/python:host_python_tree.py", allow_single_file = True),
+        "_tree_imports": attr.label_list(default = [
+            "//tools/bazel_install:prefix_patching.py",
+            "//tools/bazel_install:bazel_rc.py",
+        ]),
+    },
+    doc = "CPython 3.11 + stdlib + headers from sha256-pinned bookworm packages (host_python_debs.lock).",
+)
