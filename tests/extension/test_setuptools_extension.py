@@ -32,9 +32,12 @@ def build() -> Path:
     project.mkdir()
     shutil.copy(os.environ["BIAS_GELU_SOURCE"], project / "bias_gelu.cu")
     (project / "setup.py").write_text(SETUP_PY)
+    # The build runs in the project: the compiler's runfiles path made absolute.
+    env = {**os.environ, "CXX": os.path.abspath(os.environ["CXX"])}
     result = subprocess.run(
         [sys.executable, "setup.py", "build_ext", "--build-lib", "out", "--build-temp", "tmp"],
         cwd=project,
+        env=env,
         capture_output=True,
         text=True,
         check=False,
