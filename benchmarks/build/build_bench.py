@@ -6,14 +6,17 @@ caches; the repository cache (downloaded wheels) is shared, as on any machine th
 built once. Scenarios, in order within a run:
 
   cold          fresh output base, empty disk cache, remote cache not read
-  no-op         the same build again
+  no-op         the same build again, right after the cold build
+  no-op again   and once more: the server settled (what a developer's next build meets)
   touch .cu     one of the CUDA engine's kernel sources edited
   touch .cpp    one torch_core source edited (when torch_cuda's graph has one)
   touch header  torch_core's runtime interface header edited (what includes it recompiles)
   warm disk     `bazel clean`, then a build served from the disk cache of the cold build
   remote        fresh output base and disk cache, served from the remote cache
                 (only when `tools/remote_cache status` says the local server runs);
-                the actions it did not take from the cache are listed after the table
+                the actions it did not take from the cache are listed after the table,
+                and where its time went (the profile's phases, the slowest repository
+                fetches)
 
 Usage: python3 benchmarks/build/build_bench.py [--runs N]
 """
@@ -21,6 +24,7 @@ Usage: python3 benchmarks/build/build_bench.py [--runs N]
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import re
 import shutil
@@ -58,6 +62,8 @@ class Scenario:
     results: list[BuildResult] = field(default_factory=list)
     # "mnemonic target" of each action a run executed instead of taking from a cache.
     misses: list[list[str]] = field(default_factory=list)
+    # The remote build's profile: its phases and slowest repository fetches.
+    profiles: list[list[str]] = field(default_factory=list)
 
 
 def record(scenario: Scenario, result: BuildResult) -> None:
@@ -149,11 +155,34 @@ class Checkout:
         result = subprocess.run(command, cwd=self.tree, capture_output=True, text=True, check=True)
         return result.stdout
 
+    def profile_summary(self, profile: Path) -> list[str]:
+        """The phases of a build's --profile, and its slowest repository fetches."""
+        command = [str(self.tree / "tools" / "bazel"), f"--output_base={self.output_base}",
+                   "analyze-profile", str(profile)]
+        result = subprocess.run(command, cwd=self.tree, capture_output=True, text=True)
+        phases = [line.strip() for line in result.stdout.splitlines()
+                  if re.match(r"\s*(Total .* phase time|Total run time)", line)]
+        return phases + slowest_fetches(profile)
+
     def shutdown(self) -> None:
         subprocess.run(
             [str(self.tree / "tools" / "bazel"), f"--output_base={self.output_base}", "shutdown"],
             cwd=self.tree, capture_output=True, check=False,
         )
+
+
+def slowest_fetches(profile: Path, count: int = 6) -> list[str]:
+    """The repository fetches of a JSON trace profile that took longest."""
+    with gzip.open(profile, "rt") as handle:
+        events = json.load(handle).get("traceEvents", [])
+    fetches = [
+        (event["dur"] / 1e6, event.get("name", "?")) for event in events
+        if event.get("ph") == "X" and "dur" in event
+        and ("repository" in event.get("cat", "").lower()
+             or str(event.get("name", "")).startswith("fetching"))
+    ]
+    fetches.sort(reverse=True)
+    return [f"{seconds:6.1f} s  {name}" for seconds, name in fetches[:count]]
 
 
 def remote_cache_running() -> bool:
@@ -176,6 +205,7 @@ def one_run(index: int, scenarios: dict[str, Scenario], use_remote: bool) -> Non
             cold_flags = remote_fill if use_remote else remote_off
             record(scenarios["cold"], checkout.build(*cold_flags))
             record(scenarios["no-op"], checkout.build(*remote_off))
+            record(scenarios["no-op again"], checkout.build(*remote_off))
             checkout.edit(TOUCHED_CU, str(index))
             record(scenarios["touch .cu"], checkout.build(*remote_off))
             core_cpp = checkout.source_in_graph(r"^//torch_core:.*\.cpp$")
@@ -191,11 +221,14 @@ def one_run(index: int, scenarios: dict[str, Scenario], use_remote: bool) -> Non
                 shutil.rmtree(checkout.output_base, ignore_errors=True)
                 shutil.rmtree(checkout.disk_cache, ignore_errors=True)
                 execution_log = Path(tmp) / "remote_execution_log.json"
+                profile = Path(tmp) / "remote_profile.json.gz"
                 try:
                     remote_flags = ("--config=remote-cache",
-                                    f"--execution_log_json_file={execution_log}")
+                                    f"--execution_log_json_file={execution_log}",
+                                    f"--profile={profile}")
                     record(scenarios["remote"], fresh.build(*remote_flags))
                     scenarios["remote"].misses.append(executed_actions(execution_log))
+                    scenarios["remote"].profiles.append(fresh.profile_summary(profile))
                 finally:
                     fresh.shutdown()
         finally:
@@ -228,7 +261,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs per scenario (default 3)")
     options = parser.parse_args()
     use_remote = remote_cache_running()
-    names = ["cold", "no-op", "touch .cu", "touch .cpp", "touch header", "warm disk"]
+    names = ["cold", "no-op", "no-op again", "touch .cu", "touch .cpp", "touch header",
+             "warm disk"]
     if use_remote:
         names.append("remote")
     else:
@@ -243,6 +277,10 @@ def main() -> int:
         print(f"\nremote, run {index + 1}: {len(missed)} actions not from a cache")
         for action in missed:
             print(f"  {action}")
+    for index, summary in enumerate(scenarios["remote"].profiles if use_remote else []):
+        print(f"\nremote, run {index + 1}: where the time went (--profile)")
+        for line in summary:
+            print(f"  {line}")
     return 0
 
 
