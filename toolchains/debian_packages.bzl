@@ -8,6 +8,22 @@ through Bazel's repository cache: a new output base reuses the verified files, a
 whose digest differs fails the fetch, which leaves no repository.
 """
 
+# The attributes every repository rule that calls unpack_pinned_debs has beside its own:
+# the mirror finder, and the modules its tree script imports (naming them makes an edit to
+# them refetch the tree).
+DEBIAN_TREE_ATTRS = {
+    "_apt": attr.label(default = "//tools/bazel_install:debian_apt.py", allow_single_file = True),
+    "_tree_imports": attr.label_list(default = [
+        "//tools/bazel_install:prefix_patching.py",
+        "//tools/bazel_install:bazel_rc.py",
+    ]),
+}
+
+def watch_tree_imports(rctx):
+    """Names the tree script's imported modules as inputs of the repository."""
+    for module in rctx.attr._tree_imports:
+        rctx.path(module)
+
 def _read_lock(rctx, lock):
     pins = []
     for number, line in enumerate(rctx.read(lock).splitlines()):
@@ -45,7 +61,7 @@ def unpack_pinned_debs(rctx, python, lock, update_script):
     """Downloads and unpacks every package of `lock` into the repository's root.
 
     Args:
-      rctx: the repository context; its `_apt` attribute is debian_apt.py.
+      rctx: the repository context, with DEBIAN_TREE_ATTRS.
       python: the interpreter that runs debian_apt.py.
       lock: the lock's label.
       update_script: what regenerates the lock, for the failure message.

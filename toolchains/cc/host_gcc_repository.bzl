@@ -7,16 +7,14 @@ host_gcc_tree.py then makes it self-contained (relative symlinks, the tools' lib
 writes the wrappers under bin/ that every compile, link and nvcc's host compiler run.
 """
 
-load("//toolchains:debian_packages.bzl", "run_or_fail", "unpack_pinned_debs")
+load("//toolchains:debian_packages.bzl", "DEBIAN_TREE_ATTRS", "run_or_fail", "unpack_pinned_debs", "watch_tree_imports")
 
 def _host_gcc_impl(rctx):
     python = rctx.which("python3") or fail("python3 not on PATH: @host_gcc asks it for the mirror")
     debs = unpack_pinned_debs(rctx, python, rctx.attr.lock, "toolchains/cc/update_host_gcc_lock.py")
     rctx.report_progress("making the tree self-contained")
 
-    # host_gcc_tree.py imports these: naming them makes an edit to them refetch the tree.
-    for module in rctx.attr._tree_imports:
-        rctx.path(module)
+    watch_tree_imports(rctx)
     if "libc6" not in debs:
         fail("@%s: %s pins no libc6, the sysroot's glibc" % (rctx.name, rctx.attr.lock))
     run_or_fail(rctx, "host_gcc_tree.py", [python, rctx.path(rctx.attr._tree), ".", debs["libc6"]])
@@ -27,15 +25,10 @@ def _host_gcc_impl(rctx):
 
 host_gcc_repository = repository_rule(
     implementation = _host_gcc_impl,
-    attrs = {
+    attrs = DEBIAN_TREE_ATTRS | {
         "build_file": attr.label(default = "//toolchains/cc:BUILD.host_gcc.bazel", allow_single_file = True),
         "lock": attr.label(default = "//toolchains/cc:host_gcc_debs.lock", allow_single_file = True),
-        "_apt": attr.label(default = "//tools/bazel_install:debian_apt.py", allow_single_file = True),
         "_tree": attr.label(default = "//toolchains/cc:host_gcc_tree.py", allow_single_file = True),
-        "_tree_imports": attr.label_list(default = [
-            "//tools/bazel_install:prefix_patching.py",
-            "//tools/bazel_install:bazel_rc.py",
-        ]),
     },
     doc = "GCC 12 + binutils + sysroot from sha256-pinned bookworm packages (host_gcc_debs.lock).",
 )

@@ -8,7 +8,7 @@ py_binary and py_test; Python extension modules compile against its headers. CPy
 the ABI of the pinned cp311 torch wheel.
 """
 
-load("//toolchains:debian_packages.bzl", "run_or_fail", "unpack_pinned_debs")
+load("//toolchains:debian_packages.bzl", "DEBIAN_TREE_ATTRS", "run_or_fail", "unpack_pinned_debs", "watch_tree_imports")
 
 def _host_python_impl(rctx):
     python = rctx.which("python3") or fail("python3 not on PATH: @host_python asks it for the mirror")
@@ -16,23 +16,16 @@ def _host_python_impl(rctx):
     rctx.delete("_debs")
     rctx.report_progress("making the interpreter self-contained")
 
-    # host_python_tree.py imports these: naming them makes an edit to them refetch the tree.
-    for module in rctx.attr._tree_imports:
-        rctx.path(module)
+    watch_tree_imports(rctx)
     run_or_fail(rctx, "host_python_tree.py", [python, rctx.path(rctx.attr._tree), "."])
     rctx.symlink(rctx.attr.build_file, "BUILD.bazel")
 
 host_python_repository = repository_rule(
     implementation = _host_python_impl,
-    attrs = {
+    attrs = DEBIAN_TREE_ATTRS | {
         "build_file": attr.label(default = "//toolchains/python:BUILD.host_python.bazel", allow_single_file = True),
         "lock": attr.label(default = "//toolchains/python:host_python_debs.lock", allow_single_file = True),
-        "_apt": attr.label(default = "//tools/bazel_install:debian_apt.py", allow_single_file = True),
         "_tree": attr.label(default = "//toolchains/python:host_python_tree.py", allow_single_file = True),
-        "_tree_imports": attr.label_list(default = [
-            "//tools/bazel_install:prefix_patching.py",
-            "//tools/bazel_install:bazel_rc.py",
-        ]),
     },
     doc = "CPython 3.11 + stdlib + headers from sha256-pinned bookworm packages (host_python_debs.lock).",
 )

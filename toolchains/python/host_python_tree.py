@@ -51,9 +51,12 @@ def write_wrapper(root: Path) -> Path:
 
 
 def compile_stdlib(wrapper: Path, root: Path) -> None:
+    # Relative to the root, so that no .pyc names where this tree was unpacked: the files
+    # are every Python action's inputs, and their digests must not depend on the output base.
     subprocess.run(
         [str(wrapper), "-m", "compileall", "-q", "-j", "0", "--invalidation-mode",
-         "unchecked-hash", str(root / STDLIB)],
+         "unchecked-hash", STDLIB],
+        cwd=root,
         check=True,
     )
 
