@@ -15,6 +15,8 @@ import sysconfig
 import unittest
 from pathlib import Path
 
+from deb_lock import read_lock
+
 LOCK = Path(sys.argv.pop(1))
 REPOSITORY = "host_python"
 # glibc's own objects and the kernel's vDSO: what the interpreter takes from the machine.
@@ -24,10 +26,9 @@ LINKING_MODULES = ("ssl", "sqlite3", "ctypes", "lzma", "bz2", "zlib", "pyexpat",
 
 
 def pinned_version(package: str) -> str:
-    for line in LOCK.read_text().splitlines():
-        fields = line.split("\t")
-        if fields[0] == package:
-            return fields[1]
+    for pin in read_lock(LOCK):
+        if pin.package == package:
+            return pin.version
     raise AssertionError(f"{LOCK} pins no {package}")
 
 
