@@ -5,13 +5,17 @@ lock (`package version sha256 size pool_path`, written by the lock's update scri
 downloaded by sha256 from the machine's own Debian mirror (asked of
 tools/bazel_install/debian_apt.py at fetch time, so no host is written into the tree)
 through Bazel's repository cache: a new output base reuses the verified files, and a file
-whose digest differs fails the fetch, which leaves no repository.
+whose digest differs fails the fetch, which leaves no repository. The finished tree is
+stored by the contents of its lock and of the code that makes it (toolchains/tree_cache.bzl),
+so a new output base links it instead of unpacking and patching it again.
 """
 
-# The attributes every repository rule that calls unpack_pinned_debs has beside its own:
-# the mirror finder, and the modules its tree script imports (naming them makes an edit to
-# them refetch the tree).
-DEBIAN_TREE_ATTRS = {
+load("//toolchains:tree_cache.bzl", "TREE_CACHE_ATTRS", "cached_tree")
+
+# The attributes every repository rule that calls cached_debian_tree has beside its own
+# `lock` and `_tree` (the tree script): the mirror finder, and the modules its tree script
+# imports (naming them makes an edit to them refetch the tree).
+DEBIAN_TREE_ATTRS = TREE_CACHE_ATTRS | {
     "_apt": attr.label(default = "//tools/bazel_install:debian_apt.py", allow_single_file = True),
     "_tree_imports": attr.label_list(default = [
         "//tools/bazel_install:prefix_patching.py",
@@ -19,10 +23,24 @@ DEBIAN_TREE_ATTRS = {
     ]),
 }
 
-def watch_tree_imports(rctx):
-    """Names the tree script's imported modules as inputs of the repository."""
+def cached_debian_tree(rctx, rule_file, make_tree):
+    """Fills the root with make_tree(rctx)'s tree, or links the one stored for these inputs.
+
+    Args:
+      rctx: the repository context, with DEBIAN_TREE_ATTRS, `lock` and `_tree`.
+      rule_file: the label of the .bzl file that defines the rule (its code decides the tree).
+      make_tree: function(rctx) that unpacks (unpack_pinned_debs), runs the tree script and
+        removes its temporary files.
+    """
     for module in rctx.attr._tree_imports:
         rctx.path(module)
+    cached_tree(
+        rctx,
+        key_material = [],
+        key_files = [rctx.attr.lock, rctx.attr._tree, Label("//toolchains:debian_packages.bzl"), rule_file] +
+                    rctx.attr._tree_imports,
+        fetch = make_tree,
+    )
 
 def _read_lock(rctx, lock):
     pins = []

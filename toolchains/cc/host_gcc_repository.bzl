@@ -7,18 +7,19 @@ host_gcc_tree.py then makes it self-contained (relative symlinks, the tools' lib
 writes the wrappers under bin/ that every compile, link and nvcc's host compiler run.
 """
 
-load("//toolchains:debian_packages.bzl", "DEBIAN_TREE_ATTRS", "run_or_fail", "unpack_pinned_debs", "watch_tree_imports")
+load("//toolchains:debian_packages.bzl", "DEBIAN_TREE_ATTRS", "cached_debian_tree", "run_or_fail", "unpack_pinned_debs")
 
-def _host_gcc_impl(rctx):
+def _make_tree(rctx):
     python = rctx.which("python3") or fail("python3 not on PATH: @host_gcc asks it for the mirror")
     debs = unpack_pinned_debs(rctx, python, rctx.attr.lock, "toolchains/cc/update_host_gcc_lock.py")
     rctx.report_progress("making the tree self-contained")
-
-    watch_tree_imports(rctx)
     if "libc6" not in debs:
         fail("@%s: %s pins no libc6, the sysroot's glibc" % (rctx.name, rctx.attr.lock))
     run_or_fail(rctx, "host_gcc_tree.py", [python, rctx.path(rctx.attr._tree), ".", debs["libc6"]])
     rctx.delete("_debs")
+
+def _host_gcc_impl(rctx):
+    cached_debian_tree(rctx, Label("//toolchains/cc:host_gcc_repository.bzl"), _make_tree)
     rctx.template("BUILD.bazel", rctx.attr.build_file, {
         "{exec_root}": "external/" + rctx.name,
     })

@@ -8,16 +8,17 @@ py_binary and py_test; Python extension modules compile against its headers. CPy
 the ABI of the pinned cp311 torch wheel.
 """
 
-load("//toolchains:debian_packages.bzl", "DEBIAN_TREE_ATTRS", "run_or_fail", "unpack_pinned_debs", "watch_tree_imports")
+load("//toolchains:debian_packages.bzl", "DEBIAN_TREE_ATTRS", "cached_debian_tree", "run_or_fail", "unpack_pinned_debs")
 
-def _host_python_impl(rctx):
+def _make_tree(rctx):
     python = rctx.which("python3") or fail("python3 not on PATH: @host_python asks it for the mirror")
     unpack_pinned_debs(rctx, python, rctx.attr.lock, "toolchains/python/update_host_python_lock.py")
     rctx.delete("_debs")
     rctx.report_progress("making the interpreter self-contained")
-
-    watch_tree_imports(rctx)
     run_or_fail(rctx, "host_python_tree.py", [python, rctx.path(rctx.attr._tree), "."])
+
+def _host_python_impl(rctx):
+    cached_debian_tree(rctx, Label("//toolchains/python:host_python_repository.bzl"), _make_tree)
     rctx.symlink(rctx.attr.build_file, "BUILD.bazel")
 
 host_python_repository = repository_rule(

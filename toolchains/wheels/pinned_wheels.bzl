@@ -1,8 +1,12 @@
 """A repository unpacked from wheels pinned by sha256 in wheels.lock.
 
 The wheels come through the machine's own pip (its configured indexes and find-links),
-so no download host is written here; pip's --require-hashes checks each file.
+so no download host is written here; pip's --require-hashes checks each file. The unpacked
+tree is stored by its pins (toolchains/tree_cache.bzl), so a new output base links it
+instead of asking pip and unpacking again.
 """
+
+load("//toolchains:tree_cache.bzl", "TREE_CACHE_ATTRS", "cached_tree")
 
 # The manylinux tags the x86_64 wheels we pin carry; pip matches any of them.
 _PLATFORMS = [
@@ -57,7 +61,7 @@ def _extract_members(rctx, wheel, prefixes):
             result.stderr,
         ))
 
-def _pinned_wheels_impl(rctx):
+def _fetch_wheels(rctx):
     rctx.file("_requirements.txt", "\n".join(_pinned_lines(rctx)) + "\n")
     command = [
         rctx.which("python3") or fail("python3 not on PATH: the wheels are fetched with its pip"),
@@ -90,11 +94,19 @@ def _pinned_wheels_impl(rctx):
     rctx.delete("_zips")
     rctx.delete("_wheels")
     rctx.delete("_requirements.txt")
+
+def _pinned_wheels_impl(rctx):
+    cached_tree(
+        rctx,
+        key_material = _pinned_lines(rctx) + ["extract_only: " + " ".join(rctx.attr.extract_only)],
+        key_files = [Label("//toolchains/wheels:pinned_wheels.bzl")],
+        fetch = _fetch_wheels,
+    )
     rctx.symlink(rctx.attr.build_file, "BUILD.bazel")
 
 pinned_wheels = repository_rule(
     implementation = _pinned_wheels_impl,
-    attrs = {
+    attrs = TREE_CACHE_ATTRS | {
         "build_file": attr.label(mandatory = True, allow_single_file = True),
         "extract_only": attr.string_list(
             doc = "Extract only the members whose paths start with one of these (default: all).",
