@@ -6,6 +6,8 @@
 (b) A cache entry is corrupted on the server (bytes of a CAS blob flipped, same length):
     Bazel notices that the downloaded blob does not match its digest, says so, rebuilds
     locally, and the output holds the original bytes, never the corrupted ones.
+(c) The cache outgrew its cap: `tools/remote_cache start` evicts the least recently used
+    entries down to TORCH_CUDA_REMOTE_CACHE_MAX_GB, and refuses a cap that is no size.
 
 Each case builds a genrule in a temporary copy of fixture_ws/ with a nested Bazel that has
 its own --output_user_root, the repo's own `build:remote-cache` lines from .bazelrc, no
@@ -190,6 +192,37 @@ class RemoteCacheFaultTest(unittest.TestCase):
             log,
         )
         self.assertEqual(self.remote_hits(log), 0, log)
+
+    def test_start_evicts_least_recently_used_entries_beyond_the_cap(self) -> None:
+        state = self.tmp / "capped_cache"
+        entries = {f"cas/{index:064x}": index for index in range(5)}  # age order: 0 oldest
+        for name, index in entries.items():
+            path = state / "data" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"x" * 1000)
+            os.utime(path, (1_000_000 + index, 1_000_000 + index))
+        env = {**self.env, "TORCH_CUDA_REMOTE_CACHE_DIR": str(state),
+               "TORCH_CUDA_REMOTE_CACHE_PORT": str(free_port()),
+               "TORCH_CUDA_REMOTE_CACHE_MAX_GB": "0.0000025"}  # 2500 bytes: two entries fit
+        self.addCleanup(subprocess.run, [str(REMOTE_CACHE), "stop"], env=env, check=False,
+                        capture_output=True)
+        started = subprocess.run([str(REMOTE_CACHE), "start"], env=env, capture_output=True,
+                                 text=True, check=False)
+        self.assertEqual(started.returncode, 0, started.stderr)
+        self.assertIn("evicted 3 least recently used entries", started.stdout)
+        kept = sorted(str(p.relative_to(state / "data")) for p in (state / "data").rglob("*")
+                      if p.is_file())
+        self.assertEqual(kept, [f"cas/{3:064x}", f"cas/{4:064x}"])
+
+    def test_start_refuses_a_cap_that_is_not_a_size(self) -> None:
+        env = {**self.env, "TORCH_CUDA_REMOTE_CACHE_DIR": str(self.tmp / "unused_cache"),
+               "TORCH_CUDA_REMOTE_CACHE_MAX_GB": "lots"}
+        started = subprocess.run([str(REMOTE_CACHE), "start"], env=env, capture_output=True,
+                                 text=True, check=False)
+        self.assertEqual(started.returncode, 1)
+        self.assertIn("TORCH_CUDA_REMOTE_CACHE_MAX_GB='lots' is not a positive number",
+                      started.stderr)
+        self.assertFalse((self.tmp / "unused_cache").exists(), "a refused start left state")
 
 
 if __name__ == "__main__":
