@@ -13,8 +13,12 @@ Entries are whole or absent: a tree is linked into a temporary directory and ren
 place. Stored files are made read-only: the output bases share their inodes, and no one may
 edit one copy of a file all of them hold. Hard links need one file system; where `cp -al`
 cannot link, restore reports a miss and store stores nothing, and the rule fetches as usual.
-A restore marks its entry used; a store removes entries unused for UNUSED_DAYS (an old
-pin's tree) and staging directories a killed fetch left. Output bases keep their links.
+Each entry holds a manifest of its files (path, size, modification time; a link's target),
+written when it was stored. A restore first compares the entry with it and discards an
+entry whose files changed since (an edit changes the time), so a tampered tree is fetched
+again rather than linked. A restore marks its entry used; a store removes entries unused
+for UNUSED_DAYS (an old pin's tree) and staging directories a killed fetch left. Output
+bases keep their links.
 """
 
 import hashlib
@@ -29,6 +33,7 @@ from pathlib import Path
 
 MISS = 3
 UNUSED_DAYS = 30
+MANIFEST = ".tree_manifest"
 
 
 def key_of(key_file: Path) -> str:
@@ -55,11 +60,38 @@ def _make_read_only(tree: Path) -> None:
                 path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
 
 
+def _manifest(tree: Path) -> str:
+    """One sorted line per file and link of `tree` but the manifest itself."""
+    lines = []
+    for directory, _, files in os.walk(tree):
+        for name in files:
+            path = Path(directory, name)
+            relative = str(path.relative_to(tree))
+            if relative == MANIFEST:
+                continue
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                lines.append(f"{relative}\t->\t{os.readlink(path)}")
+            else:
+                lines.append(f"{relative}\t{info.st_size}\t{info.st_mtime_ns}")
+    return "\n".join(sorted(lines)) + "\n"
+
+
+def _intact(entry: Path) -> bool:
+    manifest = entry / MANIFEST
+    return manifest.is_file() and manifest.read_text() == _manifest(entry)
+
+
 def restore(root: Path, key: str, destination: Path) -> int:
     entry = root / key
     if not entry.is_dir():
         return MISS
+    if not _intact(entry):
+        print(f"tree_cache: {entry} changed since it was stored; fetching again", file=sys.stderr)
+        shutil.rmtree(entry, ignore_errors=True)
+        return MISS
     if _link_tree(entry, destination):
+        (destination / MANIFEST).unlink()
         os.utime(entry)
         return 0
     # A partial copy must not stay behind for the fetch that follows.
@@ -91,6 +123,7 @@ def store(root: Path, key: str, source: Path) -> int:
         if not _link_tree(source, staging):
             return 0
         _make_read_only(staging)
+        (staging / MANIFEST).write_text(_manifest(staging))
         try:
             staging.rename(entry)
         except OSError:

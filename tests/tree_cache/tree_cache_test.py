@@ -69,11 +69,29 @@ class TreeCacheTest(unittest.TestCase):
 
         self.assertEqual(tree_cache.store(self.store, self.key, self.source), 0)
         self.assertEqual(tree_cache.restore(self.store, self.key, destination), 0)
+        # The same tree, without the store's manifest.
         self.assertEqual(listing(destination), listing(self.source))
         # Hard links, not copies: the output bases share the stored inodes.
         for name in ("lib/libx.so.1", "bin_tool"):
             self.assertTrue(os.path.samefile(destination / name, self.store / self.key / name))
         self.assertTrue((destination / "lib" / "libx.so").is_symlink())
+
+    def test_an_edited_entry_is_discarded_not_linked(self) -> None:
+        tree_cache.store(self.store, self.key, self.source)
+        library = self.store / self.key / "lib" / "libx.so.1"
+        library.chmod(0o644)
+        library.write_bytes(b"\x7fELF tampered")
+        destination = self.fresh_output_base()
+        self.assertEqual(tree_cache.restore(self.store, self.key, destination), tree_cache.MISS)
+        self.assertEqual(list(destination.iterdir()), [])
+        self.assertFalse((self.store / self.key).exists(), "the changed entry must go")
+        # The fetch that follows stores its tree anew. (self.source shares the edited inode.)
+        refetched = self.scratch / "refetched"
+        refetched.mkdir()
+        make_tree(refetched)
+        tree_cache.store(self.store, self.key, refetched)
+        self.assertEqual(tree_cache.restore(self.store, self.key, destination), 0)
+        self.assertEqual((destination / "lib" / "libx.so.1").read_bytes(), b"\x7fELF library")
 
     def test_stored_files_are_read_only_and_keep_execute(self) -> None:
         tree_cache.store(self.store, self.key, self.source)
