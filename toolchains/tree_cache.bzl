@@ -43,7 +43,10 @@ def cached_tree(rctx, key_material, key_files, fetch):
     if not store:
         fetch(rctx)
         return
-    contents = [rctx.read(f) for f in key_files + [rctx.attr._tree_cache]]
+
+    # Not tree_cache.py itself: it copies trees, it does not make them, and an entry that a
+    # change to it no longer understands fails its manifest check and is fetched again.
+    contents = [rctx.read(f) for f in key_files]
     rctx.file("_tree_key", "\n".join(key_material + contents))
     key = _helper(rctx, "key", ["key", "_tree_key"]).stdout.strip()
     rctx.delete("_tree_key")

@@ -16,9 +16,9 @@ cannot link, restore reports a miss and store stores nothing, and the rule fetch
 Each entry holds a manifest of its files (path, size, modification time; a link's target),
 written when it was stored. A restore first compares the entry with it and discards an
 entry whose files changed since (an edit changes the time), so a tampered tree is fetched
-again rather than linked. A restore marks its entry used; a store removes entries unused
-for UNUSED_DAYS (an old pin's tree) and staging directories a killed fetch left. Output
-bases keep their links.
+again rather than linked. A store that cannot be read or written is a miss, never a failed
+fetch. A restore marks its entry used; a store removes entries unused for UNUSED_DAYS (an
+old pin's tree) and staging directories a killed fetch left. Output bases keep their links.
 """
 
 import hashlib
@@ -106,7 +106,10 @@ def restore(root: Path, key: str, destination: Path) -> int:
 def _prune(root: Path) -> None:
     now = time.time()
     for child in root.iterdir():
-        age_days = (now - child.stat().st_mtime) / 86400
+        try:
+            age_days = (now - child.stat().st_mtime) / 86400
+        except FileNotFoundError:
+            continue  # another fetch pruned or renamed it
         staging = child.name.startswith(".")
         if age_days > (1 if staging else UNUSED_DAYS):
             shutil.rmtree(child, ignore_errors=True)
@@ -142,7 +145,14 @@ def main(argv: list[str]) -> int:
     if len(argv) == 4 and argv[0] in ("restore", "store"):
         command, root, key, tree = argv
         action = restore if command == "restore" else store
-        return action(Path(root), key, Path(tree))
+        try:
+            return action(Path(root), key, Path(tree))
+        except OSError as error:
+            # The store only saves time: a store it cannot read or write must not fail the
+            # fetch, which goes on (or has gone) as without it.
+            print(f"tree_cache: {command} in {root} failed ({error}); going on without it",
+                  file=sys.stderr)
+            return MISS if command == "restore" else 0
     sys.exit(__doc__)
 
 

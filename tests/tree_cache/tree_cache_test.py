@@ -133,6 +133,16 @@ class TreeCacheTest(unittest.TestCase):
             sorted([fresh_staging, self.key, tree_cache.key_of(other)]),
         )
 
+    def test_an_unusable_store_is_a_miss_not_a_failure(self) -> None:
+        # A file where the store's directory should be: no user, root included, can use it.
+        self.store.write_text("not a directory")
+        destination = self.fresh_output_base()
+        stored = tree_cache.main(["store", str(self.store), self.key, str(self.source)])
+        self.assertEqual(stored, 0, "a store that fails must not fail the fetch")
+        restored = tree_cache.main(["restore", str(self.store), self.key, str(destination)])
+        self.assertEqual(restored, tree_cache.MISS)
+        self.assertEqual(list(destination.iterdir()), [])
+
     def test_restore_across_file_systems_is_a_clean_miss(self) -> None:
         shm = Path("/dev/shm")
         if not shm.is_dir() or not os.access(shm, os.W_OK):
