@@ -14,7 +14,7 @@ load("//toolchains:tree_cache.bzl", "TREE_CACHE_ATTRS", "cached_tree")
 
 # The attributes every repository rule that calls cached_debian_tree has beside its own
 # `lock` and `_tree` (the tree script): the mirror finder, and the modules its tree script
-# imports (naming them makes an edit to them refetch the tree).
+# imports (part of the tree's key, so an edit to them refetches the tree).
 DEBIAN_TREE_ATTRS = TREE_CACHE_ATTRS | {
     "_apt": attr.label(default = "//tools/bazel_install:debian_apt.py", allow_single_file = True),
     "_tree_imports": attr.label_list(default = [
@@ -32,8 +32,6 @@ def cached_debian_tree(rctx, rule_file, make_tree):
       make_tree: function(rctx) that unpacks (unpack_pinned_debs), runs the tree script and
         removes its temporary files.
     """
-    for module in rctx.attr._tree_imports:
-        rctx.path(module)
     cached_tree(
         rctx,
         key_material = [],
