@@ -633,13 +633,14 @@ torch_cuda_fft_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/fft_ops.cpp",
 ]
 
-# The plans of cuDNN's convolutions (and their per-device cache), batch norms and grid
-# sampler, no CUDA header: what both variants' executors run.
+# The plans of cuDNN's convolutions (and their per-device cache), batch norms, grid
+# sampler and RNNs, no CUDA header: what both variants' executors run.
 torch_cuda_dnn_plans_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/grid_sampler_plan.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/rnn_plan.cpp",
 ]
 
 torch_cuda_dnn_plans_headers = [
@@ -650,6 +651,8 @@ torch_cuda_dnn_plans_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_tensors.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/grid_sampler_executable.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/grid_sampler_plan.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/rnn_executable.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/rnn_plan.h",
 ]
 
 # The cuDNN executors of those plans.
@@ -660,15 +663,21 @@ torch_cuda_cudnn_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_common.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_conv_executor.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_grid_sampler_executor.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_rnn_executor.cpp",
 ]
 
-# cudnn_convolution, cudnn_convolution_transpose, cudnn_batch_norm, cudnn_grid_sampler and
-# their backward operators on the CUDA key: plans handed to the variant's executor.
+# cudnn_convolution, cudnn_convolution_transpose, cudnn_batch_norm, cudnn_grid_sampler,
+# _cudnn_rnn and their backward operators on the CUDA key, and the RNN stubs' CUDA slots:
+# plans handed to the variant's executor.
 torch_cuda_dnn_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_batch_norm_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_conv_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_grid_sampler_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_operands.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_ops.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_stubs.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_weights.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_weights.h",
 ]
 
 # The plans of the dense solvers (no CUDA header): what both variants' executors run.
@@ -801,6 +810,7 @@ torch_cuda_simulated_variant_sources = [
     "third_device/torch_cuda/simulated/csrc/host_fft.cpp",
     "third_device/torch_cuda/simulated/csrc/host_grid_sampler.cpp",
     "third_device/torch_cuda/simulated/csrc/host_index.h",
+    "third_device/torch_cuda/simulated/csrc/host_rnn.cpp",
     "third_device/torch_cuda/simulated/csrc/host_solver.cpp",
     "third_device/torch_cuda/simulated/csrc/library_calls.cpp",
     "third_device/torch_cuda/simulated/csrc/simulated_variant.cpp",

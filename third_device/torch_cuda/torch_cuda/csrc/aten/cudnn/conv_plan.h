@@ -28,9 +28,6 @@ namespace torch_cuda::cudnn {
 // What the call computes, in cuDNN's names: y = conv(x, w); dx from dy and w (also a
 // transposed convolution's forward); dw from x and dy.
 enum class ConvDirection : std::int8_t { kForward, kBackwardData, kBackwardFilter };
-// cuDNN's math types: kDefault lets float use TF32 tensor cores, kTensorOp is half's and
-// bfloat16's tensor cores, kFma is plain float arithmetic (allow_tf32 off).
-enum class MathType : std::int8_t { kDefault, kTensorOp, kFma };
 
 // The plan's key, as stock's ConvolutionParams: x, w and y are always the convolution's
 // input, filter and output (for kBackwardData, y is dy and x is dx).

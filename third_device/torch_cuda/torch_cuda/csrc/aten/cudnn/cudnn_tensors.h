@@ -17,6 +17,10 @@ inline constexpr int kMaxDims = kMaxSpatial + 2;
 
 enum class DataType : std::int8_t { kHalf, kBFloat16, kFloat, kDouble };
 
+// cuDNN's math types: kDefault lets float use TF32 tensor cores, kTensorOp is half's and
+// bfloat16's tensor cores, kFma is plain float arithmetic (allow_tf32 off).
+enum class MathType : std::int8_t { kDefault, kTensorOp, kFma };
+
 // A tensor as torch holds it: N, C, then the spatial dimensions.
 struct TensorGeometry {
   std::array<std::int64_t, kMaxDims> sizes{};
