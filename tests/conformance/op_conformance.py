@@ -222,6 +222,9 @@ def worker_main(result_fd: int, max_samples: int) -> None:
 
     warnings.simplefilter("ignore")
     torch.set_num_threads(1)
+    # cuDNN rounds float32 convolutions to TF32 by default, as on an Ampere GPU; stock's
+    # tests compare them with the CPU with it off (tf32_off), at float32's tolerances.
+    torch.backends.cudnn.allow_tf32 = False
     backend.set_fallback_policy("allow")
     ops = {_op_key(op): op for op in _load_op_db()}
     out = os.fdopen(result_fd, "w", buffering=1)

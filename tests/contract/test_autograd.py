@@ -29,8 +29,8 @@ def linear_model() -> tuple[torch.nn.Module, torch.Tensor, torch.Tensor]:
 
 def conv_model() -> tuple[torch.nn.Module, torch.Tensor, torch.Tensor]:
     # A convolution and a strided transposed one with groups: stock's kernels end in
-    # convolution_overrideable (PrivateUse1) and in the CUDA key's slow kernels and
-    # backward stubs, which torch_core's convolution lowering provides.
+    # convolution_overrideable (PrivateUse1, torch_core's convolution lowering) and, on the
+    # CUDA key, in cuDNN's operators and backward stubs.
     model = torch.nn.Sequential(
         torch.nn.Conv2d(2, 4, 3, padding=1),
         torch.nn.ReLU(),
@@ -69,7 +69,9 @@ class Autograd(unittest.TestCase):
         self.check(device(0), torch.optim.Adam)
 
     def test_conv_sgd_matches_cpu(self) -> None:
-        self.check(device(0), torch.optim.SGD, conv_model)
+        # cuDNN's TF32 (on by default, as on an Ampere GPU) off: float32's precision.
+        with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+            self.check(device(0), torch.optim.SGD, conv_model)
 
     @requires_devices(2)
     def test_backward_on_second_device(self) -> None:

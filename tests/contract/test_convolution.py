@@ -38,6 +38,11 @@ CASES: list[tuple[Conv, tuple[int, ...], tuple[int, ...], dict]] = [
 class Convolution(OpLayerCase):
     def setUp(self) -> None:
         super().setUp()
+        # cuDNN rounds float32 inputs to TF32 by default, as on an Ampere GPU; stock's own
+        # comparisons with the CPU turn it off (tf32_off), and so do these.
+        allow_tf32 = torch.backends.cudnn.allow_tf32
+        torch.backends.cudnn.allow_tf32 = False
+        self.addCleanup(setattr, torch.backends.cudnn, "allow_tf32", allow_tf32)
         if DEVICE != "cuda":
             # torch_sim has no GEMM kernels (the CUDA key's are cuBLAS plans), so the
             # lowering's bmm runs on the CPU fallback; nor im2col/col2im, whose CUDA kernels
@@ -69,9 +74,16 @@ class Convolution(OpLayerCase):
             torch.testing.assert_close(got, want)
 
     def test_forward_and_backward_match_the_cpu(self) -> None:
+        # On the CUDA key, through cuDNN and, with it turned off, torch_core's lowering.
+        for cudnn in (True, False) if DEVICE == "cuda" else (True,):
+            with torch.backends.cudnn.flags(enabled=cudnn, allow_tf32=False):
+                self.check_cases(cudnn)
+
+    def check_cases(self, cudnn: bool) -> None:
         for conv, x_shape, w_shape, kwargs in CASES:
             for bias in (True, False):
-                with self.subTest(conv=conv.__name__, x=x_shape, w=w_shape, bias=bias, **kwargs):
+                with self.subTest(conv=conv.__name__, x=x_shape, w=w_shape, bias=bias,
+                                  cudnn=cudnn, **kwargs):
                     x = torch.randn(x_shape, dtype=torch.float64)
                     w = torch.randn(w_shape, dtype=torch.float64)
                     transposed = conv.__name__.startswith("conv_transpose")
@@ -130,14 +142,19 @@ class Convolution(OpLayerCase):
         self.check(lambda a, b: F.conv2d(a, b, groups=2), x3, w3)
         x, w = torch.randint(-5, 5, (1, 2, 4, 4)), torch.randint(-5, 5, (3, 2, 2, 2))
         if DEVICE == "cuda":
-            # Stock's CUDA kernels are floating-point only.
-            with self.assertRaisesRegex(NotImplementedError, "not implemented for 'Long'"):
-                F.conv2d(x.to(DEVICE), w.to(DEVICE))
+            # Stock's CUDA build gives integer convolutions to cuDNN, which refuses them;
+            # its own kernels, with cuDNN off, are floating-point only.
+            for t in (torch.long, torch.bool):
+                with self.assertRaisesRegex(RuntimeError, "not supported for (Long|Bool)"):
+                    F.conv2d(x.to(DEVICE, t), w.to(DEVICE, t))
+            with torch.backends.cudnn.flags(enabled=False):
+                with self.assertRaisesRegex(NotImplementedError, "not implemented for 'Long'"):
+                    F.conv2d(x.to(DEVICE), w.to(DEVICE))
         else:
             # A PrivateUse1 device follows the CPU, which convolves integers.
             self.check(F.conv2d, x, w)
-        with self.assertRaisesRegex(NotImplementedError, "not implemented for 'Bool'"):
-            F.conv2d(x.bool().to(DEVICE), w.bool().to(DEVICE))
+            with self.assertRaisesRegex(NotImplementedError, "not implemented for 'Bool'"):
+                F.conv2d(x.bool().to(DEVICE), w.bool().to(DEVICE))
 
 
 if __name__ == "__main__":

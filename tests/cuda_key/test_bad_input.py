@@ -306,16 +306,16 @@ class BadInput(unittest.TestCase):
             "mm, CPU self": (lambda: a @ on_0, "mat2 is on cuda:0, different from .* on cpu"),
             "mm, two devices": (lambda: on_0 @ on_1, "mat2 is on cuda:1"),
             "cdist": (lambda: torch.cdist(on_0, a), "x2 is on cpu"),
-            "conv2d, CPU weight": (
-                lambda: torch.nn.functional.conv2d(on_0.view(1, 1, 3, 3), torch.ones(1, 1, 2, 2)),
-                "weight is on cpu",
-            ),
         }
         for name, (call, message) in cases.items():
             with self.subTest(case=name):
                 expected = "Expected all tensors to be on the same device, but got " + message
                 with self.assertRaisesRegex(RuntimeError, expected):
                     call()
+        # A convolution that cuDNN would run compares its operands' types first, as stock's.
+        types = r"Input type \(torch.cuda.FloatTensor\) and weight type \(torch.FloatTensor\)"
+        with self.assertRaisesRegex(RuntimeError, types):
+            torch.nn.functional.conv2d(on_0.view(1, 1, 3, 3), torch.ones(1, 1, 2, 2))
         scalar = torch.tensor(2.0)
         on_device = torch.igamma(on_0.abs(), scalar)
         torch.testing.assert_close(on_device.cpu(), torch.igamma(a.abs(), scalar))

@@ -14,6 +14,7 @@ import torch.distributed as dist
 from torch_cuda import torch_patches
 from torch_cuda.torch_patches import (
     cuda_storage,
+    cudnn_module,
     gloo_device_staging,
     legacy_cuda_tensor_types,
     load_before_torch_c,
@@ -61,6 +62,8 @@ class Ledger(unittest.TestCase):
             torch_c_names.check(torch.__version__, torch._C)
         with self.assertRaisesRegex(torch_patches.PatchNoLongerAppliesError, "version_cuda"):
             version_cuda.check(torch.__version__, types.SimpleNamespace(cuda="12.8"))
+        with self.assertRaisesRegex(torch_patches.PatchNoLongerAppliesError, "cudnn_module"):
+            cudnn_module.check(torch.__version__, torch._C)
 
     def test_probes_hold_for_the_pinned_torch(self) -> None:
         load_before_torch_c.check(torch.__version__, torch._C)
@@ -188,6 +191,19 @@ class Ledger(unittest.TestCase):
                 self.assertEqual(tensor.cpu().tolist(), [0.0, 1.0, 2.0, 3.0])
             finally:
                 dist.destroy_process_group()
+
+    def test_cudnn_module(self) -> None:
+        import torch.backends.cudnn.rnn
+
+        import _CUDAC
+
+        compiled, running = _CUDAC._cudnn_versions()
+        self.assertIs(torch.backends.cudnn._cudnn, torch._C._cudnn)
+        self.assertEqual(torch.backends.cudnn.version(), running)
+        self.assertEqual(torch._C._cudnn.getCompileVersion(), cudnn_module.version_tuple(compiled))
+        self.assertEqual(cudnn_module.version_tuple(92700), (9, 27, 0))
+        self.assertEqual(torch.backends.cudnn.rnn.get_cudnn_mode("LSTM"), 2)
+        self.assertTrue(torch.backends.cudnn.is_available())
 
     def test_version_cuda(self) -> None:
         import _CUDAC

@@ -1,6 +1,7 @@
 """cuda_build_info: a header naming what the build was made from and for.
 
-TORCH_CUDA_BUILD_CUDA_VERSION and TORCH_CUDA_BUILD_ARCHS come from the rule and the
+TORCH_CUDA_BUILD_CUDA_VERSION, TORCH_CUDA_BUILD_CUDNN_VERSION (the pinned cuDNN the simulated
+variant stands in for) and TORCH_CUDA_BUILD_ARCHS come from the rule and the
 //toolchains/cuda:archs setting, so the list a binary reports is the list its kernels were
 compiled for; TORCH_CUDA_BUILD_TORCH_VERSION from the pinned wheel's torch/version.py (the
 one place the version is written); TORCH_CUDA_BUILD_GIT_REVISION from Bazel's
@@ -17,6 +18,7 @@ def _cuda_build_info_impl(ctx):
     args = ctx.actions.args()
     args.add("--out", header)
     args.add("--cuda-version", ctx.attr.cuda_version)
+    args.add("--cudnn-version", ctx.attr.cudnn_version)
     args.add("--archs", ",".join(archs))
     args.add("--torch-version-py", ctx.file.torch_version_py)
     inputs = [ctx.file.torch_version_py]
@@ -45,6 +47,10 @@ cuda_build_info = rule(
     implementation = _cuda_build_info_impl,
     attrs = dict(STAMP_ATTRS, **{
         "cuda_version": attr.string(mandatory = True),
+        "cudnn_version": attr.string(
+            mandatory = True,
+            doc = "major.minor.patch of the pinned nvidia-cudnn-cu13 (toolchains/wheels/wheels.lock).",
+        ),
         "torch_version_py": attr.label(
             mandatory = True,
             allow_single_file = [".py"],

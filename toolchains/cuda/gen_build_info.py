@@ -54,6 +54,7 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--cuda-version", required=True)
+    parser.add_argument("--cudnn-version", required=True, help="major.minor.patch")
     parser.add_argument("--archs", required=True, help="comma-separated, e.g. sm_80,sm_90")
     parser.add_argument("--torch-version-py", type=Path, required=True)
     parser.add_argument("--stable-status", type=Path, help="given only when stamping")
@@ -64,6 +65,7 @@ def main(argv: Sequence[str]) -> int:
     )
     defines = {
         "TORCH_CUDA_BUILD_CUDA_VERSION": args.cuda_version,
+        "TORCH_CUDA_BUILD_CUDNN_VERSION": args.cudnn_version,
         "TORCH_CUDA_BUILD_ARCHS": args.archs,
         "TORCH_CUDA_BUILD_TORCH_VERSION": torch_version(args.torch_version_py),
         "TORCH_CUDA_BUILD_GIT_REVISION": revision,

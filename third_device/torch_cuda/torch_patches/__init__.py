@@ -16,6 +16,7 @@ from types import ModuleType
 
 from torch_cuda.torch_patches import (
     cuda_storage,
+    cudnn_module,
     gloo_device_staging,
     legacy_cuda_tensor_types,
     load_before_torch_c,
@@ -38,6 +39,7 @@ ENTRIES = (
     raw_stream_for_dynamo,
     cuda_storage,
     version_cuda,
+    cudnn_module,
     gloo_device_staging,
     nccl_process_group,
     legacy_cuda_tensor_types,
@@ -75,6 +77,7 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     raw_stream_for_dynamo.check(version, torch_C)
     cuda_storage.check(version, torch_C)
     version_cuda.check(version, sys.modules.get("torch.version"))
+    cudnn_module.check(version, torch_C)
     gloo_device_staging.check(version, torch_C)
     nccl_process_group.check(version, torch_C)
     legacy_cuda_tensor_types.check(version, torch_C)
@@ -86,6 +89,8 @@ def after_torch_c_init(torch_C: ModuleType, C: ModuleType) -> None:
     _applied.append(cuda_storage.NAME)
     version_cuda.apply(C)
     _applied.append(version_cuda.NAME)
+    cudnn_module.apply(torch_C, C)
+    _applied.append(cudnn_module.NAME)
     gloo_device_staging.apply(C)
     _applied.append(gloo_device_staging.NAME)
     nccl_process_group.apply(torch_C, C)

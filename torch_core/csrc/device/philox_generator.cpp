@@ -30,6 +30,7 @@ PhiloxGenerator::PhiloxGenerator(c10::Device device, uint64_t seed)
 void PhiloxGenerator::set_current_seed(uint64_t seed) {
   seed_ = seed;
   offset_ = 0;
+  rnn_state_current_ = false;
 }
 
 uint64_t PhiloxGenerator::current_seed() const { return seed_; }
@@ -58,6 +59,7 @@ void PhiloxGenerator::set_state(const c10::TensorImpl& new_state) {
   std::memcpy(values, new_state.data(), bytes);
   set_offset(values[1]);
   seed_ = values[0];
+  rnn_state_current_ = false;
 }
 
 c10::intrusive_ptr<c10::TensorImpl> PhiloxGenerator::get_state() const {

@@ -15,6 +15,7 @@
 // draw what eager calls from the same state would.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -54,6 +55,10 @@ class PhiloxGenerator final : public c10::GeneratorImpl {
   void set_state(const c10::TensorImpl& new_state) override;
   c10::intrusive_ptr<c10::TensorImpl> get_state() const override;
 
+  // True once after each seeding (stock's CUDAGeneratorImpl::reset_rnn_state): a backend's
+  // RNN dropout state drawn from this generator is made again after torch.manual_seed.
+  bool reset_rnn_state() { return !rnn_state_current_.exchange(true); }
+
   // Reserves `draws` 32-bit numbers per subsequence (rounded up to a multiple of 4) and
   // returns where they start. Callers hold mutex_ (Note [Acquire lock when using random
   // generators]).
@@ -76,6 +81,7 @@ class PhiloxGenerator final : public c10::GeneratorImpl {
 
   uint64_t seed_;
   uint64_t offset_ = 0;
+  std::atomic<bool> rnn_state_current_{false};
   at::TensorBase graph_words_;  // 2 int64 on the device, made by the first capture
   bool capturing_ = false;
   uint64_t graph_draws_ = 0;  // offsets handed out in the current capture

@@ -1,10 +1,12 @@
 // variant.h for the simulated build: torch_core's simulated device (SimulatedRuntime,
 // host-loop kernels and host engine, queued on stream workers) on the CUDA key, as
 // torch_sim has it on PrivateUse1.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_version.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
 #include "toolchains/cuda/build_info/cuda_build_info.h"
 #include "torch_core/csrc/simulated/simulated_device.h"
@@ -15,15 +17,23 @@ namespace {
 
 constexpr c10::DeviceType kDeviceType = c10::DeviceType::CUDA;
 
+// The numbers of a dotted version ("13.5" -> 13, 5, 0), missing ones 0.
+std::array<long, 3> version_parts(const char* text) {
+  std::array<long, 3> parts{};
+  const char* p = text;
+  for (long& part : parts) {
+    while (*p >= '0' && *p <= '9') part = part * 10 + (*p++ - '0');
+    if (*p != '.') break;
+    ++p;
+  }
+  return parts;
+}
+
 // CUDART_VERSION's spelling of the configured CUDA version ("13.5" -> 13050), so the
 // simulated build reports the toolkit the real one is built with, without cudart.
 long parse_cuda_version(const char* text) {
-  long major = 0, minor = 0;
-  const char* p = text;
-  while (*p >= '0' && *p <= '9') major = major * 10 + (*p++ - '0');
-  if (*p == '.') ++p;
-  while (*p >= '0' && *p <= '9') minor = minor * 10 + (*p++ - '0');
-  return major * 1000 + minor * 10;
+  const std::array<long, 3> parts = version_parts(text);
+  return parts[0] * 1000 + parts[1] * 10;
 }
 
 }  // namespace
@@ -56,5 +66,18 @@ std::uintptr_t current_solver_handle(torch_core::StreamHandle /*stream*/) {
 void clear_blas_workspaces() {}
 
 }  // namespace variant
+
+// The pinned cuDNN's version in CUDNN_VERSION's encoding ("9.27.0" -> 92700): the library the
+// host executors stand in for, compiled and run alike.
+namespace cudnn {
+
+long compile_version() {
+  const std::array<long, 3> parts = version_parts(TORCH_CUDA_BUILD_CUDNN_VERSION);
+  return parts[0] * 10000 + parts[1] * 100 + parts[2];
+}
+
+long runtime_version() { return compile_version(); }
+
+}  // namespace cudnn
 
 }  // namespace torch_cuda

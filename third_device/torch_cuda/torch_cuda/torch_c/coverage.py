@@ -91,7 +91,7 @@ PROVIDED: dict[str, str] = {
     "_cuda_getCurrentSolverHandle": (
         "_CUDAC._current_solver_handle (cusolverDnHandle_t; the simulated variant refuses)"
     ),
-    "_cuda_get_cudnn_benchmark_limit": "a stored limit (no cuDNN)",
+    "_cuda_get_cudnn_benchmark_limit": "a stored limit (cuDNN's v7 Find times every algorithm)",
     "_cuda_set_cudnn_benchmark_limit": "stores the limit",
     "_cuda_sleep": "_CUDAC._spin (a spin kernel), simulated variant: _CUDAC._sleep",
     "_cuda_getStreamFromExternal": "_CUDAC._external_stream (a stream made outside torch)",

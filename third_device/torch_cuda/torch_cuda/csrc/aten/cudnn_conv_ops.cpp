@@ -1,19 +1,22 @@
 // cuDNN's convolutions on the CUDA key, shared by both variants: cudnn_convolution (and its
-// out= overload) and cudnn_convolution_transpose, as stock's ConvShared.cpp computes them:
-// stock's own argument checks (convolution_shape_check, same type, same GPU), the output in
-// the memory format stock's cuDNN path suggests (channels-last when the input or the
-// weight is, except for double), the input and weight made contiguous in it, then one
-// plan (cudnn/conv_plan.h) whose executable comes from the device's cache and runs on the
-// current stream with a work area from the caching allocator: cuDNN in the real variant,
-// the same call on the host in the simulated one. A transposed convolution's forward is
-// the convolution's backward-data, as in stock. A 1-d convolution is run as a 2-d one of
-// height 1, as stock's convolution views it before calling cuDNN.
+// out= overload) and cudnn_convolution_transpose, and the CUDA slots of the backward stubs
+// convolution_backward calls for them, as stock's ConvShared.cpp computes them: stock's own
+// argument checks (convolution_shape_check, same type, same GPU), the output in the memory
+// format stock's cuDNN path suggests (channels-last when the input or the weight is, except
+// for double), the operands made contiguous in it, then one plan (cudnn/conv_plan.h) per
+// call whose executable comes from the device's cache and runs on the current stream with a
+// work area from the caching allocator: cuDNN in the real variant, the same call on the
+// host in the simulated one. A transposed convolution's forward is the convolution's
+// backward-data, as in stock. A 1-d convolution is run as a 2-d one of height 1, as stock's
+// convolution views it before calling cuDNN.
 //
-// Their gradients are stock's formulas over convolution_backward. The convolution
-// operator itself (F.conv2d) does not come here yet: stock's chooses cuDNN only when the
-// CUDA hooks report it compiled in, which waits for cuDNN's batch norm, RNN, grid sampler
-// and CTC loss on this key too.
+// F.conv* comes here when stock's convolution chooses cuDNN (_select_conv_backend: the CUDA
+// hooks report cuDNN, torch.backends.cudnn.enabled, ...); the gradients of the operators
+// called directly are stock's formulas over convolution_backward, which comes back to the
+// stubs.
+#include <array>
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include <ATen/TensorUtils.h>
@@ -21,6 +24,8 @@
 #include <ATen/native/ConvUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/zeros_like.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/ScalarType.h>
 #include <c10/util/irange.h>
@@ -30,6 +35,7 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_operands.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
+#include "torch_core/csrc/aten/engine/stub_slot.h"
 
 namespace torch_cuda::native {
 namespace {
@@ -135,6 +141,88 @@ at::Tensor cudnn_transpose(const at::Tensor& input_t, const at::Tensor& weight_t
            input_t.contiguous(memory_format), padding, stride, dilation, groups, benchmark, deterministic, allow_tf32);
   return output_t;
 }
+
+// The gradient of the input: a backward-data call into a tensor of the input's size, in the
+// memory format stock suggests for grad_output and the weight.
+at::Tensor backward_input(at::IntArrayRef input_size, const at::Tensor& grad_output, const at::Tensor& weight,
+                          at::IntArrayRef padding, at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups,
+                          bool benchmark, bool deterministic, bool allow_tf32) {
+  const auto memory_format = suggest_memory_format(grad_output, weight);
+  at::Tensor grad_input = at::empty(input_size, grad_output.options().memory_format(memory_format));
+  run_plan(cudnn::ConvDirection::kBackwardData, grad_input, weight.contiguous(memory_format),
+           grad_output.contiguous(memory_format), padding, stride, dilation, groups, benchmark, deterministic,
+           allow_tf32);
+  return grad_input;
+}
+
+// The gradient of the weight: a backward-filter call from the input and grad_output.
+at::Tensor backward_weight(at::IntArrayRef weight_size, const at::Tensor& grad_output, const at::Tensor& input,
+                           at::IntArrayRef padding, at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups,
+                           bool benchmark, bool deterministic, bool allow_tf32) {
+  const auto memory_format = suggest_memory_format(input, grad_output);
+  at::Tensor grad_weight = at::empty(weight_size, grad_output.options().memory_format(memory_format));
+  run_plan(cudnn::ConvDirection::kBackwardFilter, input.contiguous(memory_format), grad_weight,
+           grad_output.contiguous(memory_format), padding, stride, dilation, groups, benchmark, deterministic,
+           allow_tf32);
+  return grad_weight;
+}
+
+// cudnn_convolution_backward_stub's CUDA slot: what convolution_backward runs for a
+// convolution it gave cuDNN (the bias's gradient it sums itself).
+std::tuple<at::Tensor, at::Tensor> convolution_backward(const at::Tensor& input, const at::Tensor& grad_output_t,
+                                                        const at::Tensor& weight, at::IntArrayRef padding,
+                                                        at::IntArrayRef stride, at::IntArrayRef dilation,
+                                                        int64_t groups, bool benchmark, bool deterministic,
+                                                        bool allow_tf32, std::array<bool, 2> output_mask) {
+  const c10::DeviceGuard guard(input.device());
+  const at::Tensor grad_output = grad_output_t.to(input.suggest_memory_format());
+  at::Tensor grad_input, grad_weight;
+  if (input.numel() == 0) {
+    if (output_mask[0]) grad_input = at::empty_like(input, at::MemoryFormat::Contiguous);
+    if (output_mask[1]) grad_weight = at::zeros_like(weight, at::MemoryFormat::Contiguous);
+    return {grad_input, grad_weight};
+  }
+  if (output_mask[0]) {
+    grad_input = backward_input(input.sizes(), grad_output, weight, padding, stride, dilation, groups, benchmark,
+                                deterministic, allow_tf32);
+  }
+  if (output_mask[1]) {
+    grad_weight = backward_weight(weight.sizes(), grad_output, input, padding, stride, dilation, groups, benchmark,
+                                  deterministic, allow_tf32);
+  }
+  return {grad_input, grad_weight};
+}
+
+// cudnn_convolution_transpose_backward_stub's CUDA slot: a transposed convolution's input
+// gradient is the convolution of grad_output, its weight's gradient a backward-filter call
+// with grad_output as the convolution's input and the input as its output's gradient.
+std::tuple<at::Tensor, at::Tensor> transpose_backward(const at::Tensor& input, const at::Tensor& grad_output_t,
+                                                      const at::Tensor& weight, at::IntArrayRef padding,
+                                                      at::IntArrayRef /*output_padding*/, at::IntArrayRef stride,
+                                                      at::IntArrayRef dilation, int64_t groups, bool benchmark,
+                                                      bool deterministic, bool allow_tf32,
+                                                      std::array<bool, 2> output_mask) {
+  const c10::DeviceGuard guard(input.device());
+  const at::Tensor grad_output = grad_output_t.contiguous(input.suggest_memory_format());
+  at::Tensor grad_input, grad_weight;
+  if (output_mask[0]) {
+    grad_input = cudnn_forward(grad_output, weight, padding, stride, dilation, groups, benchmark, deterministic,
+                               allow_tf32);
+  }
+  if (output_mask[1]) {
+    grad_weight = backward_weight(weight.sizes(), input, grad_output, padding, stride, dilation, groups, benchmark,
+                                  deterministic, allow_tf32);
+  }
+  return {grad_input, grad_weight};
+}
+
+const bool registered = [] {
+  torch_core::engine::set_slot(at::native::cudnn_convolution_backward_stub, c10::DeviceType::CUDA,
+                               &convolution_backward);
+  torch_core::engine::set_slot(at::native::cudnn_convolution_transpose_backward_stub, c10::DeviceType::CUDA,
+                               &transpose_backward);
+  return true;
+}();
 
 }  // namespace
 

@@ -11,7 +11,8 @@
 
 namespace torch_cuda::native {
 
-// The plans' data type of `type`; anything cuDNN does not take is refused, naming `op`.
+// The plans' data type of `type`; anything cuDNN does not take is refused, naming `op`, with
+// stock's message first (getCudnnDataType's), so code matching stock's error still does.
 inline cudnn::DataType cudnn_data_type_of(c10::ScalarType type, const char* op) {
   switch (type) {
     case c10::kHalf:
@@ -25,7 +26,8 @@ inline cudnn::DataType cudnn_data_type_of(c10::ScalarType type, const char* op) 
     default:
       break;
   }
-  TORCH_CHECK(false, op, " takes float, double, half and bfloat16 tensors, not ", type,
+  TORCH_CHECK(false, "getCudnnDataTypeFromScalarType() not supported for ", type, ": ", op,
+              " takes float, double, half and bfloat16 tensors, not ", type,
               "; convert its tensors (e.g. .float()) first");
 }
 

@@ -23,17 +23,17 @@
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_weights.h"
 #include "torch_core/csrc/aten/engine/stub_slot.h"
+#include "torch_core/csrc/device/philox_generator.h"
 
 namespace torch_cuda::native {
 namespace {
 
 using at::Tensor;
 
-// One device's dropout state: made on the first training call with dropout, made again when
-// the generator's seed changes (torch.manual_seed), held while an RNN draws from it.
+// One device's dropout state: made on the first training call with dropout, made again after
+// the CUDA generator is seeded (torch.manual_seed), held while an RNN draws from it.
 struct DropoutState {
   Tensor buffer;
-  std::uint64_t seed = 0;
   std::mutex mutex;
 };
 
@@ -47,11 +47,11 @@ DropoutState& dropout_state(double dropout, bool train, const at::TensorOptions&
   DropoutState& state = *cache[device];
   if (train && dropout > 0) {
     const at::Generator& generator = at::detail::getCUDAHooks().getDefaultGenerator(options.device().index());
-    if (!state.buffer.defined() || state.seed != generator.current_seed()) {
+    const bool reseeded = generator.get<torch_core::PhiloxGenerator>()->reset_rnn_state();
+    if (!state.buffer.defined() || reseeded) {
       const std::lock_guard<std::mutex> using_state(state.mutex);
       const auto seed = at::empty({}, options.dtype(at::kLong)).random_(generator).item<std::int64_t>();
       state.buffer = at::_cudnn_init_dropout_state(dropout, train, seed, options.dtype(at::kByte));
-      state.seed = generator.current_seed();
     }
   }
   return state;

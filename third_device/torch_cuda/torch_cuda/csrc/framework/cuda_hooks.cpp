@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_version.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/fft/fft_plan_cache.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
@@ -17,6 +18,25 @@ CUDAHooks::CUDAHooks(at::CUDAHooksArgs /*args*/) : BackendHooks(&torch_cuda::bac
 bool CUDAHooks::hasCUDA() const { return isAvailable(); }
 
 long CUDAHooks::versionCUDART() const { return variant::cudart_version(); }
+
+namespace {
+
+// The current device's compute capability major (stock reads getCurrentDeviceProperties).
+int current_major() {
+  torch_core::Backend& b = backend();
+  return b.initialize().properties(b.current_device()).major;
+}
+
+}  // namespace
+
+// Volta and later, as stock asks (with cuDNN 8.2 or later, which the pinned one is).
+bool CUDAHooks::supportsDepthwiseConvolutionWithCuDNN() const { return current_major() >= 7; }
+bool CUDAHooks::supportsBFloat16ConvolutionWithCuDNNv8() const { return current_major() >= 8; }
+bool CUDAHooks::supportsBFloat16RNNWithCuDNN() const { return current_major() >= 8; }
+long CUDAHooks::versionCuDNN() const { return cudnn::compile_version(); }
+long CUDAHooks::versionRuntimeCuDNN() const { return cudnn::runtime_version(); }
+// CUDNN_BN_MIN_EPSILON: 0 since cuDNN 8.
+double CUDAHooks::batchnormMinEpsilonCuDNN() const { return 0.0; }
 
 std::string CUDAHooks::showConfig() const {
   return std::string("  - torch_cuda (out-of-tree CUDA backend, ") + variant::name() + " runtime, CUDA runtime " +

@@ -28,13 +28,25 @@ class CUDAHooks final : public torch_core::BackendHooks<at::CUDAHooksInterface> 
   bool hasCUDA() const override;
   bool hasCUDART() const override { return true; }
   // Asked during torch._C's init, so these answer without creating the runtime. No MAGMA
-  // or cuDNN in this backend (yet); torch.linalg's solvers run on cuSOLVER (the simulated
-  // variant's stand-in on the host), which stock's structured kernels ask before laying
-  // out their outputs (svd's Vh, and whether svd takes `driver=`).
+  // in this backend; torch.linalg's solvers run on cuSOLVER (the simulated variant's
+  // stand-in on the host), which stock's structured kernels ask before laying out their
+  // outputs (svd's Vh, and whether svd takes `driver=`).
   bool hasMAGMA() const override { return false; }
-  bool hasCuDNN() const override { return false; }
   bool hasCuSOLVER() const override { return true; }
   long versionCUDART() const override;
+
+  // cuDNN (cudnn/cudnn_version.h): what stock's convolution, batch norm, grid sampler and
+  // RNNs ask (cudnn_is_acceptable and their own conditions) before calling the cuDNN
+  // operators and stubs on the CUDA key, as a CUDA build of stock with cuDNN answers.
+  bool hasCuDNN() const override { return true; }
+  bool compiledWithCuDNN() const override { return true; }
+  bool supportsDilatedConvolutionWithCuDNN() const override { return true; }
+  bool supportsDepthwiseConvolutionWithCuDNN() const override;
+  bool supportsBFloat16ConvolutionWithCuDNNv8() const override;
+  bool supportsBFloat16RNNWithCuDNN() const override;
+  long versionCuDNN() const override;
+  long versionRuntimeCuDNN() const override;
+  double batchnormMinEpsilonCuDNN() const override;
   std::string showConfig() const override;
 
   int getNumGPUs() const override;

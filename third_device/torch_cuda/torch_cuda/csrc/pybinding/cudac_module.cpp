@@ -14,6 +14,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_version.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/pybinding/blas_bindings.h"
@@ -79,6 +80,9 @@ PYBIND11_MODULE(_CUDAC, m) {
   // The dispatch key torch_cuda registers on, named by the stock CPU libc10 itself.
   m.attr("device_type") = c10::DeviceTypeName(c10::DeviceType::CUDA, /*lower_case=*/true);
 
+  m.def("_cudnn_versions", [] { return py::make_tuple(torch_cuda::cudnn::compile_version(),
+                                                       torch_cuda::cudnn::runtime_version()); },
+        "cuDNN's version compiled against and run, as CUDNN_VERSION encodes it (torch._C._cudnn).");
   m.def("build_info", &build_info,
         "CUDA version, cudart version, archs, torch version built against, git revision, variant.");
 

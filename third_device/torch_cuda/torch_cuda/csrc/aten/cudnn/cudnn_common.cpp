@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_check.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_version.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_check.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/handle_pool.h"
 
@@ -31,6 +32,22 @@ cudnnDataType_t cudnn_data_type(DataType type) {
       return CUDNN_DATA_DOUBLE;
   }
   return CUDNN_DATA_FLOAT;
+}
+
+long compile_version() { return CUDNN_VERSION; }  // NOLINT(runtime/int)
+
+long runtime_version() { return static_cast<long>(cudnnGetVersion()); }  // NOLINT(runtime/int)
+
+cudnnMathType_t cudnn_math_type(MathType type) {
+  switch (type) {
+    case MathType::kDefault:
+      return CUDNN_DEFAULT_MATH;
+    case MathType::kTensorOp:
+      return CUDNN_TENSOR_OP_MATH;
+    case MathType::kFma:
+      return CUDNN_FMA_MATH;
+  }
+  return CUDNN_DEFAULT_MATH;
 }
 
 int current_device() {

@@ -1,5 +1,5 @@
 // What the real variant's cuDNN executors share: the per-thread cuDNN handles of each
-// device, the plans' data types in cuDNN's enum, tensor descriptors, and alpha = 1 /
+// device, the plans' data and math types in cuDNN's enums, tensor descriptors, and alpha = 1 /
 // beta = 0 as cuDNN reads them.
 #pragma once
 
@@ -14,6 +14,7 @@ namespace torch_cuda::cudnn {
 cudnnHandle_t cudnn_handle(int device);
 
 cudnnDataType_t cudnn_data_type(DataType type);
+cudnnMathType_t cudnn_math_type(MathType type);
 
 // The device the calling thread's CUDA calls go to, where an executable is made.
 int current_device();

@@ -24,18 +24,6 @@
 namespace torch_cuda::cudnn {
 namespace {
 
-cudnnMathType_t cudnn_math_type(MathType type) {
-  switch (type) {
-    case MathType::kDefault:
-      return CUDNN_DEFAULT_MATH;
-    case MathType::kTensorOp:
-      return CUDNN_TENSOR_OP_MATH;
-    case MathType::kFma:
-      return CUDNN_FMA_MATH;
-  }
-  return CUDNN_DEFAULT_MATH;
-}
-
 // The plan as cuDNN descriptors, destroyed with this.
 class Descriptors {
  public:

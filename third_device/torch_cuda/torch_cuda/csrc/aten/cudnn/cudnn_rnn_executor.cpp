@@ -36,18 +36,6 @@ cudnnRNNMode_t cell_mode(RnnMode mode) {
   return CUDNN_LSTM;
 }
 
-cudnnMathType_t math_type(MathType type) {
-  switch (type) {
-    case MathType::kDefault:
-      return CUDNN_DEFAULT_MATH;
-    case MathType::kTensorOp:
-      return CUDNN_TENSOR_OP_MATH;
-    case MathType::kFma:
-      return CUDNN_FMA_MATH;
-  }
-  return CUDNN_DEFAULT_MATH;
-}
-
 // Owns one descriptor of cuDNN's create/destroy pairs.
 template <typename Desc, cudnnStatus_t (*Create)(Desc*), cudnnStatus_t (*Destroy)(Desc)>
 class Owned {
@@ -95,7 +83,7 @@ class CudnnRnn final : public RnnExecutable {
     TORCH_CUDNN_CHECK(cudnnSetRNNDescriptor_v8(
         rnn_.get(), CUDNN_RNN_ALGO_STANDARD, cell_mode(plan_.mode), CUDNN_RNN_DOUBLE_BIAS,
         plan_.directions == 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
-        cudnn_data_type(plan_.data_type), cudnn_data_type(plan_.compute_type), math_type(plan_.math_type),
+        cudnn_data_type(plan_.data_type), cudnn_data_type(plan_.compute_type), cudnn_math_type(plan_.math_type),
         plan_.input_size, plan_.hidden_size, plan_.proj_size, plan_.num_layers, dropout_.get(),
         plan_.packed ? CUDNN_RNN_PADDED_IO_DISABLED : CUDNN_RNN_PADDED_IO_ENABLED));
     set_data(x_, plan_, plan_.input_size);
