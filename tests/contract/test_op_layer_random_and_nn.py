@@ -136,12 +136,18 @@ class RandomAndNn(OpLayerCase):
         self.assertEqual(cells, [])
 
     def test_recurrent_layers_match_the_cpu(self) -> None:
-        # nn.LSTM and nn.GRU run the fused cells (_thnn_fused_*_cell) on a device, which
-        # stock provides only for CUDA; the CPU runs the unfused cells.
+        # nn.LSTM and nn.GRU run cuDNN's RNN on the CUDA key and, without cuDNN (turned off,
+        # or torch_sim), the fused cells (_thnn_fused_*_cell), which stock provides only for
+        # CUDA; the CPU runs the unfused cells. cuDNN's TF32 off: float32's precision.
         self.allow_gemm_fallback()
+        for cudnn in (True, False) if DEVICE == "cuda" else (False,):
+            with torch.backends.cudnn.flags(enabled=cudnn, allow_tf32=False):
+                self.check_recurrent_layers(cudnn)
+
+    def check_recurrent_layers(self, cudnn: bool) -> None:
         for cls in (torch.nn.LSTM, torch.nn.GRU):
             for dtype, bias in ((torch.float32, True), (torch.float64, False)):
-                with self.subTest(layer=cls.__name__, dtype=dtype, bias=bias):
+                with self.subTest(layer=cls.__name__, dtype=dtype, bias=bias, cudnn=cudnn):
                     cpu = cls(4, 6, num_layers=2, bias=bias, batch_first=True,
                               bidirectional=True).to(dtype)
                     dev = cls(4, 6, num_layers=2, bias=bias, batch_first=True,

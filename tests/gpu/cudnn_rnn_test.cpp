@@ -16,6 +16,7 @@
 
 #include "tests/gpu/cudnn_engines.h"
 #include "tests/gpu/test_util.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_version.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/rnn_executable.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/rnn_plan.h"
 
@@ -67,6 +68,19 @@ void plan_checks() {
   projected.proj_size = kHidden;
   check(contains(refusal(projected, "wide projection"), "proj_size"), "a projection as wide as the cell refused");
   check(contains(refusal(call_of(RnnMode::kTanh, {}), "no steps"), "no time steps"), "an empty input refused");
+}
+
+// The headers' version, and the loaded library's or, where cuDNN's sub-libraries are not
+// loadable yet (here, before the device checks load the engines), an error saying what to
+// install: never the abort cuDNN's forwarding library gives.
+void version_checks() {
+  check(cudnn::compile_version() / 10000 == 9, "compiled against cuDNN 9");
+  try {
+    check(cudnn::runtime_version() / 10000 == cudnn::compile_version() / 10000, "runs the major it was built with");
+  } catch (const std::runtime_error& error) {
+    check(contains(error.what(), "install the nvidia-cudnn-cu13 wheel"), std::string("says what to install: ") +
+                                                                             error.what());
+  }
 }
 
 // ---- device -------------------------------------------------------------------------------
@@ -276,6 +290,7 @@ void no_device_checks() {
 }  // namespace
 
 int main() {
+  version_checks();
   return gpu_test::run("cuDNN RNN", "cuDNN not run; RNN plans and no-device behaviour checked", plan_checks,
                        no_device_checks, device_checks);
 }

@@ -197,7 +197,7 @@ class Ledger(unittest.TestCase):
 
         import _CUDAC
 
-        compiled, running = _CUDAC._cudnn_versions()
+        compiled, running = _CUDAC._cudnn_compile_version(), _CUDAC._cudnn_runtime_version()
         self.assertIs(torch.backends.cudnn._cudnn, torch._C._cudnn)
         self.assertEqual(torch.backends.cudnn.version(), running)
         self.assertEqual(torch._C._cudnn.getCompileVersion(), cudnn_module.version_tuple(compiled))

@@ -39,12 +39,12 @@ def version_tuple(version: int) -> tuple[int, int, int]:
 
 
 def build(C: ModuleType) -> ModuleType:
-    """torch._C._cudnn over _CUDAC's versions."""
-    compiled, running = C._cudnn_versions()
+    """torch._C._cudnn over _CUDAC's versions. The runtime's is asked for when called (it
+    loads cuDNN), not while torch imports."""
     module = ModuleType("torch._C._cudnn", "cuDNN's versions and enums (torch_cuda)")
-    module.getCompileVersion = lambda: version_tuple(compiled)  # type: ignore[attr-defined]
-    module.getRuntimeVersion = lambda: version_tuple(running)  # type: ignore[attr-defined]
-    module.getVersionInt = lambda: running  # type: ignore[attr-defined]
+    module.getCompileVersion = lambda: version_tuple(C._cudnn_compile_version())  # type: ignore[attr-defined]
+    module.getRuntimeVersion = lambda: version_tuple(C._cudnn_runtime_version())  # type: ignore[attr-defined]
+    module.getVersionInt = C._cudnn_runtime_version  # type: ignore[attr-defined]
     module.is_cuda = True  # type: ignore[attr-defined]
     module.RNNMode = RNNMode  # type: ignore[attr-defined]
     return module

@@ -6,6 +6,7 @@
 // CUDA generator, again after it is reseeded), then at::_cudnn_rnn, whose autograd formula
 // is _cudnn_rnn_backward.
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <utility>

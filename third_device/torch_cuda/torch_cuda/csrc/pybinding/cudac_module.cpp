@@ -80,9 +80,10 @@ PYBIND11_MODULE(_CUDAC, m) {
   // The dispatch key torch_cuda registers on, named by the stock CPU libc10 itself.
   m.attr("device_type") = c10::DeviceTypeName(c10::DeviceType::CUDA, /*lower_case=*/true);
 
-  m.def("_cudnn_versions", [] { return py::make_tuple(torch_cuda::cudnn::compile_version(),
-                                                       torch_cuda::cudnn::runtime_version()); },
-        "cuDNN's version compiled against and run, as CUDNN_VERSION encodes it (torch._C._cudnn).");
+  // cuDNN's versions as CUDNN_VERSION encodes them (torch._C._cudnn). The runtime's loads
+  // cuDNN, so torch._C._cudnn asks for it only when asked itself.
+  m.def("_cudnn_compile_version", &torch_cuda::cudnn::compile_version, "The cuDNN headers' version.");
+  m.def("_cudnn_runtime_version", &torch_cuda::cudnn::runtime_version, "The loaded cuDNN's version.");
   m.def("build_info", &build_info,
         "CUDA version, cudart version, archs, torch version built against, git revision, variant.");
 
