@@ -214,6 +214,15 @@ class BadInputs(CudnnConvTestCase):
         ):
             cudnn_convolution(x, x, [0, 0], [1, 1], [1, 1], 1)
 
+    def test_backward_checks_the_gradient_against_its_operands(self) -> None:
+        # convolution_backward checks input against weight; the cuDNN stubs check grad_output.
+        x, w = torch.randn(1, 2, 5, 5, device="cuda"), torch.randn(3, 2, 3, 3, device="cuda")
+        grad = torch.randn(1, 3, 3, 3, device="cuda", dtype=torch.double)
+        with self.assertRaisesRegex(RuntimeError, "'grad_output' to have the same type"):
+            torch.ops.aten.convolution_backward(
+                grad, x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1, [True, True, False]
+            )
+
     def test_stock_checks_and_messages(self) -> None:
         x = torch.randn(1, 3, 5, 5, device="cuda")
         same_type = "to have the same type as tensor for argument #2 'weight'"

@@ -182,7 +182,7 @@ class AgreesWithTheCpu(CudnnRnnTestCase):
 class Dropout(CudnnRnnTestCase):
     def run_with_dropout(self, p: float, seed: int) -> tuple:
         """A two-layer LSTM trained a step with dropout p from a state seeded with seed."""
-        state = torch._cudnn_init_dropout_state(p, True, seed, device="cuda")
+        state = torch._cudnn_init_dropout_state(p, True, seed, device="cuda") if p > 0 else None
         torch.manual_seed(1)
         rnn = module("LSTM", num_layers=2)
         x = torch.randn(SEQ, BATCH, INPUT, dtype=torch.double)
@@ -234,10 +234,24 @@ class Refusals(CudnnRnnTestCase):
 
     def test_unknown_mode_and_mixed_types(self) -> None:
         x, hx = torch.randn(SEQ, BATCH, INPUT).double(), torch.zeros(1, BATCH, HIDDEN).double()
-        with self.assertRaisesRegex(RuntimeError, "unknown mode 7"):
+        with self.assertRaisesRegex(RuntimeError, "unrecognized cuDNN RNN mode 7"):
             self.gru(x.cuda(), hx.cuda(), mode=7)
         with self.assertRaisesRegex(RuntimeError, "not the same dtype"):
             self.gru(x.float().cuda(), hx.cuda())
+
+    def test_dropout_without_a_state(self) -> None:
+        x, hx = torch.randn(SEQ, BATCH, INPUT).double(), torch.zeros(2, BATCH, HIDDEN).double()
+        weights = [w.detach().cuda() for w in module("GRU", num_layers=2)._flat_weights]
+        with self.assertRaisesRegex(ValueError, "needs a dropout state"):
+            torch._cudnn_rnn(x.cuda(), weights, 4, None, hx.cuda(), None, 3, HIDDEN, 0, 2, False,
+                             0.5, True, False, [], None)
+        with self.assertRaisesRegex(ValueError, "dropout > 0"):
+            torch._cudnn_init_dropout_state(0.0, True, 1, device="cuda")
+
+    def test_packed_rows_must_match_the_batch_sizes(self) -> None:
+        x, hx = torch.randn(3, INPUT).double(), torch.zeros(1, 2, HIDDEN).double()
+        with self.assertRaisesRegex(RuntimeError, "Expected input size"):
+            self.gru(x.cuda(), hx.cuda(), batch_sizes=(2, 2))
 
     def test_unsorted_packed_lengths(self) -> None:
         x, hx = torch.randn(4, INPUT).double(), torch.zeros(1, 1, HIDDEN).double()

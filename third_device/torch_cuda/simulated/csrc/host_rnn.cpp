@@ -272,8 +272,9 @@ void HostRnn<T>::run_forward(const RnnBuffers& b) const {
   Doubles hy(hx.size()), cy(cx.size());
   std::uint64_t draw = 0;
   if (p.train && p.dropout > 0) {
+    // Calls on several streams may draw at once (cuDNN orders them by the state's event).
     auto* state = static_cast<DropoutState*>(dropout_state_);
-    draw = mix(state->seed ^ mix(++state->draws));
+    draw = mix(state->seed ^ mix(__atomic_add_fetch(&state->draws, 1, __ATOMIC_RELAXED)));
   }
   const auto starts = row_starts();
   Doubles input = load(b.x, p.rows * p.input_size);

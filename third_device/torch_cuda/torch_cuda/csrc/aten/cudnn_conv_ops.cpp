@@ -147,8 +147,14 @@ at::Tensor cudnn_transpose(const at::Tensor& input_t, const at::Tensor& weight_t
 at::Tensor backward_input(at::IntArrayRef input_size, const at::Tensor& grad_output, const at::Tensor& weight,
                           at::IntArrayRef padding, at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups,
                           bool benchmark, bool deterministic, bool allow_tf32) {
+  const at::TensorArg grad_output_arg{grad_output, "grad_output", 1}, weight_arg{weight, "weight", 2};
+  const at::CheckedFrom c = "cudnn_convolution_backward_input";
+  check_operands(c, grad_output_arg, weight_arg);
   const auto memory_format = suggest_memory_format(grad_output, weight);
   at::Tensor grad_input = at::empty(input_size, grad_output.options().memory_format(memory_format));
+  const at::TensorArg grad_input_arg{grad_input, "result", 0};
+  at::native::convolution_shape_check(c, grad_input_arg, weight_arg, grad_output_arg, padding, stride, dilation,
+                                      groups);
   run_plan(cudnn::ConvDirection::kBackwardData, grad_input, weight.contiguous(memory_format),
            grad_output.contiguous(memory_format), padding, stride, dilation, groups, benchmark, deterministic,
            allow_tf32);
@@ -159,8 +165,14 @@ at::Tensor backward_input(at::IntArrayRef input_size, const at::Tensor& grad_out
 at::Tensor backward_weight(at::IntArrayRef weight_size, const at::Tensor& grad_output, const at::Tensor& input,
                            at::IntArrayRef padding, at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups,
                            bool benchmark, bool deterministic, bool allow_tf32) {
+  const at::TensorArg grad_output_arg{grad_output, "grad_output", 1}, input_arg{input, "input", 2};
+  const at::CheckedFrom c = "cudnn_convolution_backward_weight";
+  check_operands(c, grad_output_arg, input_arg);
   const auto memory_format = suggest_memory_format(input, grad_output);
   at::Tensor grad_weight = at::empty(weight_size, grad_output.options().memory_format(memory_format));
+  const at::TensorArg grad_weight_arg{grad_weight, "result", 0};
+  at::native::convolution_shape_check(c, input_arg, grad_weight_arg, grad_output_arg, padding, stride, dilation,
+                                      groups);
   run_plan(cudnn::ConvDirection::kBackwardFilter, input.contiguous(memory_format), grad_weight,
            grad_output.contiguous(memory_format), padding, stride, dilation, groups, benchmark, deterministic,
            allow_tf32);

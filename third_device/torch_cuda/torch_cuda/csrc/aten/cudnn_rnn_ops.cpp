@@ -131,10 +131,11 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> rnn_forward(
       plan_for(input, batch_sizes, shape_of(mode, input, hidden_size, proj_size, num_layers, bidirectional), train,
                dropout);
   TORCH_CHECK(plan.mode == cudnn::RnnMode::kLstm || !cx.defined(), "rnn: illegal defined cx for non-LSTM RNN");
-  TORCH_CHECK(plan.mode != cudnn::RnnMode::kLstm || cx.defined(), "rnn: an LSTM needs cx");
   const Sizes sizes = sizes_of(plan);
   TORCH_CHECK(hx.is_contiguous(), "rnn: hx is not contiguous");
   TORCH_CHECK(!cx.defined() || cx.is_contiguous(), "rnn: cx is not contiguous");
+  // An LSTM without cx starts from a zero cell, as cuDNN takes a null cx.
+  check_size("input", input, sizes.input);  // packed: the rows batch_sizes add up to
   check_size("hidden", hx, sizes.hidden);
   check_size("cell", cx, sizes.cell);
   const auto executable = rnn_executable(plan, dropout_state);
@@ -252,9 +253,13 @@ Tensor init_dropout_state(double dropout, bool train, int64_t dropout_seed, std:
       c10::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin_memory);
   TORCH_CHECK(options.device().is_cuda(), "_cudnn_init_dropout_state makes a CUDA tensor, not one on ",
               options.device());
+  // cuDNN seeds its generator only for a positive probability; a state made without one
+  // would hold no random state for a later training call to restore.
+  TORCH_CHECK_VALUE(train && dropout > 0, "_cudnn_init_dropout_state: a dropout state is for training with "
+                    "dropout > 0, got dropout=", dropout, ", train=", train);
   const c10::DeviceGuard guard(options.device());
   Tensor state = at::empty({cudnn::dropout_state_size()}, options.dtype(at::kByte));
-  cudnn::init_dropout_state(state.data_ptr(), state.numel(), static_cast<float>(train ? dropout : 0.0),
+  cudnn::init_dropout_state(state.data_ptr(), state.numel(), static_cast<float>(dropout),
                             static_cast<std::uint64_t>(dropout_seed), stream_of(state));
   return state;
 }

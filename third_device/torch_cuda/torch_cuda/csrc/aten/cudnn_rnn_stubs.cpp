@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -20,6 +21,8 @@
 #include <ATen/ops/_cudnn_rnn.h>
 #include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/core/Event.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/irange.h>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_weights.h"
@@ -32,10 +35,28 @@ namespace {
 using at::Tensor;
 
 // One device's dropout state: made on the first training call with dropout, made again after
-// the CUDA generator is seeded (torch.manual_seed), held while an RNN draws from it.
+// the CUDA generator is seeded (torch.manual_seed), held while an RNN draws from it. As
+// stock's, each user's work waits on the stream for the previous user's (the state's event),
+// since cuDNN advances the state on the device. (Stock also skips that wait across CUDA
+// graph captures; this one does not.)
 struct DropoutState {
   Tensor buffer;
+  std::optional<c10::Event> event;
   std::mutex mutex;
+
+  void lock() {
+    mutex.lock();
+    if (event) event->block(current_stream());
+  }
+  void unlock() {
+    if (event) event->record(current_stream());
+    mutex.unlock();
+  }
+
+ private:
+  c10::Stream current_stream() const {
+    return c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getStream(buffer.device());
+  }
 };
 
 DropoutState& dropout_state(double dropout, bool train, const at::TensorOptions& options) {
@@ -50,9 +71,10 @@ DropoutState& dropout_state(double dropout, bool train, const at::TensorOptions&
     const at::Generator& generator = at::detail::getCUDAHooks().getDefaultGenerator(options.device().index());
     const bool reseeded = generator.get<torch_core::PhiloxGenerator>()->reset_rnn_state();
     if (!state.buffer.defined() || reseeded) {
-      const std::lock_guard<std::mutex> using_state(state.mutex);
+      const std::lock_guard<std::mutex> using_state(state.mutex);  // not while an RNN draws
       const auto seed = at::empty({}, options.dtype(at::kLong)).random_(generator).item<std::int64_t>();
       state.buffer = at::_cudnn_init_dropout_state(dropout, train, seed, options.dtype(at::kByte));
+      if (!state.event) state.event.emplace(c10::DeviceType::CUDA);
     }
   }
   return state;
@@ -107,7 +129,7 @@ std::tuple<Tensor, Tensor, Tensor> cudnn_impl(const Tensor& input, const Tensor&
     sizes.assign(data, data + sizes_long.numel());
   }
   DropoutState& state = dropout_state(dropout, train, input.options());
-  const std::lock_guard<std::mutex> lock(state.mutex);
+  const std::lock_guard<DropoutState> lock(state);
   const std::int64_t num_params = (has_biases ? 4 : 2) + (proj_size != 0 ? 1 : 0);
   auto [output, hy, cy, reserve, buf] =
       at::_cudnn_rnn(input, params, num_params, weight_buf, hx, cx, static_cast<std::int64_t>(mode), hidden_size,

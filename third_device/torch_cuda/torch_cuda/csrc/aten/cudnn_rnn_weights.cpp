@@ -41,7 +41,7 @@ at::Tensor merged(const cudnn::RnnExecutable& executable, const at::Tensor& weig
 }  // namespace
 
 cudnn::RnnCall rnn_call(const RnnShape& shape, c10::ScalarType type, std::vector<std::int64_t> batch_sizes) {
-  TORCH_CHECK(shape.mode >= 0 && shape.mode <= 3, "cuDNN RNN: unknown mode ", shape.mode,
+  TORCH_CHECK(shape.mode >= 0 && shape.mode <= 3, "unrecognized cuDNN RNN mode ", shape.mode,
               " (0 RNN_RELU, 1 RNN_TANH, 2 LSTM, 3 GRU: torch._C._cudnn.RNNMode)");
   cudnn::RnnCall call;
   call.mode = static_cast<cudnn::RnnMode>(shape.mode);
@@ -65,6 +65,9 @@ cudnn::RnnPlan plan_or_throw(const cudnn::RnnCall& call) {
 }
 
 std::unique_ptr<cudnn::RnnExecutable> rnn_executable(const cudnn::RnnPlan& plan, const at::Tensor& dropout_state) {
+  TORCH_CHECK_VALUE(!plan.train || plan.dropout == 0 || dropout_state.defined(),
+                    "cuDNN RNN: training with dropout ", plan.dropout,
+                    " needs a dropout state (torch._cudnn_init_dropout_state)");
   void* state = dropout_state.defined() ? dropout_state.data_ptr() : nullptr;
   const std::int64_t bytes = dropout_state.defined() ? dropout_state.numel() : 0;
   try {

@@ -13,6 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_check.h"
@@ -102,16 +105,21 @@ class CudnnRnn final : public RnnExecutable {
     WeightRegion region;
     TORCH_CUDNN_CHECK(cudnnGetRNNWeightParams(handle_, rnn_.get(), pseudo_layer, weight_bytes_, weight_space,
                                               lin_layer, matrix.get(), &region.matrix, bias.get(), &region.bias));
-    // Each comes back as a (1, rows, columns) tensor: a bias has one column.
-    const auto dims = [](const TensorDesc& desc, std::int64_t& rows, std::int64_t* columns) {
+    // Each comes back as a (1, rows, columns) tensor, a bias with one column.
+    const auto dims = [](const TensorDesc& desc) {
       cudnnDataType_t type;
       int count = 0, sizes[3] = {0, 0, 0}, strides[3] = {0, 0, 0};
       TORCH_CUDNN_CHECK(cudnnGetTensorNdDescriptor(desc.get(), 3, &type, &count, sizes, strides));
-      rows = sizes[1];
-      if (columns != nullptr) *columns = sizes[2];
+      if (count != 3 || sizes[0] != 1) {
+        throw std::runtime_error("cudnnGetRNNWeightParams described a weight other than as (1, rows, columns)");
+      }
+      return std::pair<std::int64_t, std::int64_t>(sizes[1], sizes[2]);
     };
-    if (region.matrix != nullptr) dims(matrix, region.rows, &region.columns);
-    if (region.bias != nullptr) dims(bias, region.bias_size, nullptr);
+    if (region.matrix != nullptr) std::tie(region.rows, region.columns) = dims(matrix);
+    if (region.bias != nullptr) {
+      const auto [rows, columns] = dims(bias);
+      region.bias_size = rows * columns;
+    }
     return region;
   }
 

@@ -20,19 +20,11 @@ int gates_of(RnnMode mode) {
   refuse(kPlan, "unknown mode");
 }
 
-// Stock's promote_rnn_math_type and math type: half and bfloat16 compute in float on tensor
-// cores; float may use TF32 unless torch.backends.cudnn.allow_tf32 is off.
+// Stock's math type for its v8 RNN descriptor: tensor cores for half, plain arithmetic when
+// torch.backends.cudnn.allow_tf32 is off, cuDNN's default (TF32 for float) otherwise.
 MathType math_type_of(const RnnCall& call) {
-  switch (call.data_type) {
-    case DataType::kHalf:
-    case DataType::kBFloat16:
-      return MathType::kTensorOp;
-    case DataType::kFloat:
-      return call.allow_tf32 ? MathType::kDefault : MathType::kFma;
-    case DataType::kDouble:
-      return MathType::kDefault;
-  }
-  return MathType::kDefault;
+  if (call.data_type == DataType::kHalf) return MathType::kTensorOp;
+  return call.allow_tf32 ? MathType::kDefault : MathType::kFma;
 }
 
 }  // namespace
