@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <ATen/TensorUtils.h>
@@ -65,25 +66,34 @@ std::vector<std::int64_t> steps_of(const Tensor& input, at::IntArrayRef batch_si
   return std::vector<std::int64_t>(input.size(0), input.size(1));
 }
 
-cudnn::RnnPlan plan_for(const Tensor& input, at::IntArrayRef batch_sizes, const RnnShape& shape, bool train,
-                        double dropout) {
-  cudnn::RnnCall call = rnn_call(shape, input.scalar_type(), steps_of(input, batch_sizes));
-  call.packed = !batch_sizes.empty();
-  call.train = train;
-  call.dropout = dropout;
-  return plan_or_throw(call);
-}
-
-RnnShape shape_of(std::int64_t mode, const Tensor& input, std::int64_t hidden_size, std::int64_t proj_size,
-                  std::int64_t num_layers, bool bidirectional) {
-  return {mode, input.size(-1), hidden_size, proj_size, num_layers, bidirectional};
-}
-
 torch_core::StreamHandle stream_of(const Tensor& t) { return backend().streams().current_handle(t.device().index()); }
 
 void check_size(const char* what, const Tensor& t, const std::vector<std::int64_t>& expected) {
   TORCH_CHECK(!t.defined() || t.sizes().equals(expected), "Expected ", what, " size ", at::IntArrayRef{expected},
               ", got ", t.sizes());
+}
+
+// The plan of a forward or backward call over the time-major `input`, and its tensors'
+// sizes, after the checks both make of the input and the initial states. An LSTM without cx
+// starts from a zero cell, as cuDNN takes a null cx.
+std::pair<cudnn::RnnPlan, Sizes> checked_plan(const Tensor& input, at::IntArrayRef batch_sizes, int64_t mode,
+                                              int64_t hidden_size, int64_t proj_size, int64_t num_layers,
+                                              bool bidirectional, bool train, double dropout, const Tensor& hx,
+                                              const Tensor& cx) {
+  const RnnShape shape{mode, input.size(-1), hidden_size, proj_size, num_layers, bidirectional};
+  cudnn::RnnCall call = rnn_call(shape, input.scalar_type(), steps_of(input, batch_sizes));
+  call.packed = !batch_sizes.empty();
+  call.train = train;
+  call.dropout = dropout;
+  cudnn::RnnPlan plan = plan_or_throw(call);
+  TORCH_CHECK(plan.mode == cudnn::RnnMode::kLstm || !cx.defined(), "rnn: illegal defined cx for non-LSTM RNN");
+  const Sizes sizes = sizes_of(plan);
+  TORCH_CHECK(hx.is_contiguous(), "rnn: hx is not contiguous");
+  TORCH_CHECK(!cx.defined() || cx.is_contiguous(), "rnn: cx is not contiguous");
+  check_size("input", input, sizes.input);  // packed: the rows batch_sizes add up to
+  check_size("hidden", hx, sizes.hidden);
+  check_size("cell", cx, sizes.cell);
+  return {std::move(plan), sizes};
 }
 
 Tensor flatten_weight(at::TensorList weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode,
@@ -97,16 +107,12 @@ Tensor flatten_weight(at::TensorList weight_arr, int64_t weight_stride0, int64_t
   const cudnn::RnnPlan plan = plan_or_throw(rnn_call(shape, any.scalar_type(), {1}));
   const auto executable = rnn_executable(plan);
   const Tensor weight_buf = at::zeros({weight_space_elements(*executable, any)}, any.options());
-  const auto views = weight_views(*executable, plan, weight_buf);
-  copy_into_views(weight_arr, weight_stride0, views, plan);
+  const auto views = weight_views(*executable, plan, weight_buf, weight_stride0);
+  copy_into_views(weight_arr, views);
   // The parameters become views into the weight space, as stock's flatten leaves them.
-  const auto index = view_index_of(weight_stride0, plan);
-  const std::int64_t stride = weight_view_stride(plan);
-  for (const auto q : c10::irange(plan.pseudo_layers())) {
-    for (const auto i : c10::irange(weight_stride0)) {
-      Tensor original = weight_arr[q * weight_stride0 + i];
-      original.set_(views[q * stride + index[i]].view_as(original));
-    }
+  for (const auto i : c10::irange(views.size())) {
+    Tensor original = weight_arr[i];
+    original.set_(views[i].view_as(original));
   }
   return weight_buf;
 }
@@ -127,22 +133,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> rnn_forward(
   const bool packed = !batch_sizes.empty();
   const Tensor input = batch_first && !packed ? input_r.transpose(0, 1) : input_r;
   const c10::DeviceGuard guard(input.device());
-  const cudnn::RnnPlan plan =
-      plan_for(input, batch_sizes, shape_of(mode, input, hidden_size, proj_size, num_layers, bidirectional), train,
-               dropout);
-  TORCH_CHECK(plan.mode == cudnn::RnnMode::kLstm || !cx.defined(), "rnn: illegal defined cx for non-LSTM RNN");
-  const Sizes sizes = sizes_of(plan);
-  TORCH_CHECK(hx.is_contiguous(), "rnn: hx is not contiguous");
-  TORCH_CHECK(!cx.defined() || cx.is_contiguous(), "rnn: cx is not contiguous");
-  // An LSTM without cx starts from a zero cell, as cuDNN takes a null cx.
-  check_size("input", input, sizes.input);  // packed: the rows batch_sizes add up to
-  check_size("hidden", hx, sizes.hidden);
-  check_size("cell", cx, sizes.cell);
+  const auto [plan, sizes] = checked_plan(input, batch_sizes, mode, hidden_size, proj_size, num_layers,
+                                          bidirectional, train, dropout, hx, cx);
   const auto executable = rnn_executable(plan, dropout_state);
   const std::int64_t elements = weight_space_elements(*executable, input);
   if (!weight_buf.defined()) {
     weight_buf = at::zeros({elements}, input.options());
-    copy_into_views(weight, weight_stride0, weight_views(*executable, plan, weight_buf), plan);
+    copy_into_views(weight, weight_views(*executable, plan, weight_buf, weight_stride0));
   }
   TORCH_CHECK(weight_buf.is_contiguous() && weight_buf.numel() >= elements, "cuDNN RNN: weight_buf holds ",
               weight_buf.numel(), " elements where the weight space needs ", elements,
@@ -188,17 +185,9 @@ std::tuple<Tensor, Tensor, Tensor, std::vector<Tensor>> rnn_backward(
   const auto time_major = [&](const Tensor& t) { return batch_first && !packed ? t.transpose(0, 1) : t; };
   const Tensor input = time_major(input_r), output = time_major(output_r);
   const c10::DeviceGuard guard(input.device());
-  const cudnn::RnnPlan plan =
-      plan_for(input, batch_sizes, shape_of(mode, input, hidden_size, proj_size, num_layers, bidirectional), train,
-               dropout);
-  TORCH_CHECK(plan.mode == cudnn::RnnMode::kLstm || !cx.defined(), "rnn: illegal defined cx for non-LSTM RNN");
-  const Sizes sizes = sizes_of(plan);
-  TORCH_CHECK(hx.is_contiguous(), "rnn: hx is not contiguous");
-  TORCH_CHECK(!cx.defined() || cx.is_contiguous(), "rnn: cx is not contiguous");
-  check_size("input", input, sizes.input);
+  const auto [plan, sizes] = checked_plan(input, batch_sizes, mode, hidden_size, proj_size, num_layers,
+                                          bidirectional, train, dropout, hx, cx);
   check_size("output", output, sizes.output);
-  check_size("hidden", hx, sizes.hidden);
-  check_size("cell", cx, sizes.cell);
   const auto executable = rnn_executable(plan, dropout_state);
   TORCH_CHECK(reserve.numel() >= executable->reserve_size(), "cuDNN RNN backward: the reserve holds ", reserve.numel(),
               " bytes where ", executable->reserve_size(), " are needed; pass the one _cudnn_rnn returned");
@@ -236,12 +225,7 @@ std::tuple<Tensor, Tensor, Tensor, std::vector<Tensor>> rnn_backward(
     const Tensor dweights = at::zeros(weight_buf.sizes(), weight_buf.options());
     buffers.dweights = dweights.data_ptr();
     executable->backward_weights(buffers, stream);
-    const auto views = weight_views(*executable, plan, dweights);
-    const auto index = view_index_of(weight_stride0, plan);
-    const std::int64_t stride = weight_view_stride(plan);
-    for (const auto q : c10::irange(plan.pseudo_layers())) {
-      for (const auto i : c10::irange(weight_stride0)) dw.push_back(views[q * stride + index[i]]);
-    }
+    dw = weight_views(*executable, plan, dweights, weight_stride0);
   }
   return {dx, dhx, dcx, dw};
 }

@@ -90,16 +90,11 @@ Tensor weight_buf_of(at::TensorList params, bool has_biases, const RnnShape& sha
   Tensor weight_buf = at::empty({0}, any.options()).set_(any.storage());
   if (weight_buf.size(0) < elements) return {};
   if (weight_buf.size(0) > elements) weight_buf = weight_buf.narrow(0, 0, elements);
-  const auto views = weight_views(*executable, plan, weight_buf);
   const std::int64_t per_layer = (has_biases ? 4 : 2) + (plan.projected() ? 1 : 0);
-  if (static_cast<std::int64_t>(params.size()) != per_layer * plan.pseudo_layers()) return {};
-  const auto index = view_index_of(per_layer, plan);
-  const std::int64_t stride = weight_view_stride(plan);
-  for (const auto q : c10::irange(plan.pseudo_layers())) {
-    for (const auto i : c10::irange(per_layer)) {
-      const Tensor& param = params[q * per_layer + i];
-      if (param.data_ptr() != views[q * stride + index[i]].data_ptr()) return {};
-    }
+  const auto views = weight_views(*executable, plan, weight_buf, per_layer);
+  if (params.size() != views.size()) return {};
+  for (const auto i : c10::irange(views.size())) {
+    if (params[i].data_ptr() != views[i].data_ptr()) return {};
   }
   if (!params.back().is_contiguous()) return {};
   return weight_buf;

@@ -81,49 +81,36 @@ std::int64_t weight_space_elements(const cudnn::RnnExecutable& executable, const
   return executable.weight_space_size() / static_cast<std::int64_t>(like.element_size());
 }
 
-std::int64_t weight_view_stride(const cudnn::RnnPlan& plan) { return plan.projected() ? 5 : 4; }
-
 std::vector<at::Tensor> weight_views(const cudnn::RnnExecutable& executable, const cudnn::RnnPlan& plan,
-                                     const at::Tensor& weight_buf) {
+                                     const at::Tensor& weight_buf, std::int64_t weight_stride0) {
+  const std::int64_t projection = plan.projected() ? 1 : 0;
+  TORCH_CHECK(weight_stride0 == 2 + projection || weight_stride0 == 4 + projection, "cuDNN RNN: weight_stride0 ",
+              weight_stride0, " does not fit ", plan.projected() ? "an LSTM with a projection (3 or 5)" : "2 or 4");
+  const bool biases = weight_stride0 >= 4;
   std::vector<at::Tensor> views;
   for (const auto q : c10::irange(plan.pseudo_layers())) {
     const int g = plan.gates;
     views.push_back(merged(executable, weight_buf, q, cudnn::input_lin_layer(0), g, false));
     views.push_back(merged(executable, weight_buf, q, cudnn::recurrent_lin_layer(plan, 0), g, false));
-    views.push_back(merged(executable, weight_buf, q, cudnn::input_lin_layer(0), g, true));
-    views.push_back(merged(executable, weight_buf, q, cudnn::recurrent_lin_layer(plan, 0), g, true));
+    if (biases) {
+      views.push_back(merged(executable, weight_buf, q, cudnn::input_lin_layer(0), g, true));
+      views.push_back(merged(executable, weight_buf, q, cudnn::recurrent_lin_layer(plan, 0), g, true));
+    }
     if (plan.projected()) views.push_back(merged(executable, weight_buf, q, cudnn::kProjectionLinLayer, 1, false));
   }
   return views;
 }
 
-std::vector<std::int64_t> view_index_of(std::int64_t weight_stride0, const cudnn::RnnPlan& plan) {
-  const std::int64_t projection = plan.projected() ? 1 : 0;
-  TORCH_CHECK(weight_stride0 == 2 + projection || weight_stride0 == 4 + projection, "cuDNN RNN: weight_stride0 ",
-              weight_stride0, " does not fit ", plan.projected() ? "an LSTM with a projection (3 or 5)" : "2 or 4");
-  std::vector<std::int64_t> index{0, 1};
-  if (weight_stride0 >= 4) index.insert(index.end(), {2, 3});
-  if (plan.projected()) index.push_back(4);
-  return index;
-}
-
-void copy_into_views(at::TensorList weights, std::int64_t weight_stride0, const std::vector<at::Tensor>& views,
-                     const cudnn::RnnPlan& plan) {
-  const auto index = view_index_of(weight_stride0, plan);
-  const std::int64_t stride = weight_view_stride(plan);
-  const std::int64_t expected = weight_stride0 * plan.pseudo_layers();
-  TORCH_CHECK(static_cast<std::int64_t>(weights.size()) == expected, "cuDNN RNN: expected ", expected, " weights (",
-              weight_stride0, " per layer and direction), got ", weights.size());
-  for (const auto q : c10::irange(plan.pseudo_layers())) {
-    for (const auto i : c10::irange(weight_stride0)) {
-      const at::Tensor& from = weights[q * weight_stride0 + i];
-      const at::Tensor& to = views[q * stride + index[i]];
-      TORCH_CHECK(from.scalar_type() == to.scalar_type(), "cuDNN RNN: parameter types mismatch (", from.scalar_type(),
-                  " and ", to.scalar_type(), ")");
-      TORCH_CHECK(from.sizes() == to.sizes(), "cuDNN RNN: a weight of size ", from.sizes(), " where the layer needs ",
-                  to.sizes());
-      to.copy_(from);
-    }
+void copy_into_views(at::TensorList weights, const std::vector<at::Tensor>& views) {
+  TORCH_CHECK(weights.size() == views.size(), "cuDNN RNN: expected ", views.size(), " weights, got ", weights.size());
+  for (const auto i : c10::irange(weights.size())) {
+    const at::Tensor& from = weights[i];
+    const at::Tensor& to = views[i];
+    TORCH_CHECK(from.scalar_type() == to.scalar_type(), "cuDNN RNN: parameter types mismatch (", from.scalar_type(),
+                " and ", to.scalar_type(), ")");
+    TORCH_CHECK(from.sizes() == to.sizes(), "cuDNN RNN: a weight of size ", from.sizes(), " where the layer needs ",
+                to.sizes());
+    to.copy_(from);
   }
 }
 

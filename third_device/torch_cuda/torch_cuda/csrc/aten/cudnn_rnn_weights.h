@@ -37,17 +37,12 @@ std::unique_ptr<cudnn::RnnExecutable> rnn_executable(const cudnn::RnnPlan& plan,
 // The weight space's size in elements of the weights' type.
 std::int64_t weight_space_elements(const cudnn::RnnExecutable& executable, const at::Tensor& like);
 
-// Views of `weight_buf` (one per parameter, weight_view_stride(plan) per pseudo-layer).
+// Views of `weight_buf` in the order of torch's parameters, `weight_stride0` per pseudo-layer
+// (w_ih, w_hh[, b_ih, b_hh][, w_hr]): the biases left out when weight_stride0 leaves them out.
 std::vector<at::Tensor> weight_views(const cudnn::RnnExecutable& executable, const cudnn::RnnPlan& plan,
-                                     const at::Tensor& weight_buf);
-std::int64_t weight_view_stride(const cudnn::RnnPlan& plan);
+                                     const at::Tensor& weight_buf, std::int64_t weight_stride0);
 
-// For each of a pseudo-layer's `weight_stride0` user parameters (w_ih, w_hh[, b_ih, b_hh][, w_hr]),
-// its index among the pseudo-layer's views.
-std::vector<std::int64_t> view_index_of(std::int64_t weight_stride0, const cudnn::RnnPlan& plan);
-
-// Copies the user's `weights` into the views (sizes and types must agree).
-void copy_into_views(at::TensorList weights, std::int64_t weight_stride0, const std::vector<at::Tensor>& views,
-                     const cudnn::RnnPlan& plan);
+// Copies the user's `weights` into their views (counts, sizes and types must agree).
+void copy_into_views(at::TensorList weights, const std::vector<at::Tensor>& views);
 
 }  // namespace torch_cuda::native
