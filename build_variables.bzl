@@ -813,6 +813,7 @@ torch_cuda_simulated_variant_sources = [
     "third_device/torch_cuda/simulated/csrc/host_grid_sampler.cpp",
     "third_device/torch_cuda/simulated/csrc/host_index.h",
     "third_device/torch_cuda/simulated/csrc/host_rnn.cpp",
+    "third_device/torch_cuda/simulated/csrc/host_rnn_layout.h",
     "third_device/torch_cuda/simulated/csrc/host_solver.cpp",
     "third_device/torch_cuda/simulated/csrc/library_calls.cpp",
     "third_device/torch_cuda/simulated/csrc/simulated_variant.cpp",
