@@ -633,12 +633,13 @@ torch_cuda_fft_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/fft_ops.cpp",
 ]
 
-# The plans of cuDNN's convolutions (and their per-device cache), batch norms, grid
-# sampler and RNNs, no CUDA header: what both variants' executors run.
+# The plans of cuDNN's convolutions (and their per-device cache), batch norms, CTC loss,
+# grid sampler and RNNs, no CUDA header: what both variants' executors run.
 torch_cuda_dnn_plans_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/ctc_loss_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/grid_sampler_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/rnn_plan.cpp",
 ]
@@ -648,6 +649,8 @@ torch_cuda_dnn_plans_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_plan.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/ctc_loss_executable.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/ctc_loss_plan.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_tensors.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_version.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/grid_sampler_executable.h",
@@ -663,16 +666,18 @@ torch_cuda_cudnn_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_common.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_common.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_conv_executor.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_ctc_loss_executor.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_grid_sampler_executor.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_rnn_executor.cpp",
 ]
 
 # cudnn_convolution, cudnn_convolution_transpose, cudnn_batch_norm, cudnn_grid_sampler,
-# _cudnn_rnn and their backward operators on the CUDA key, and the RNN stubs' CUDA slots:
+# _cudnn_rnn and their backward operators, and _cudnn_ctc_loss, on the CUDA key, and the RNN stubs' CUDA slots:
 # plans handed to the variant's executor.
 torch_cuda_dnn_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_batch_norm_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_conv_ops.cpp",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_ctc_loss_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_grid_sampler_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_operands.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_ops.cpp",
@@ -809,6 +814,7 @@ torch_cuda_simulated_variant_sources = [
     "third_device/torch_cuda/simulated/csrc/host_batch_norm.cpp",
     "third_device/torch_cuda/simulated/csrc/host_blas.cpp",
     "third_device/torch_cuda/simulated/csrc/host_conv.cpp",
+    "third_device/torch_cuda/simulated/csrc/host_ctc_loss.cpp",
     "third_device/torch_cuda/simulated/csrc/host_fft.cpp",
     "third_device/torch_cuda/simulated/csrc/host_grid_sampler.cpp",
     "third_device/torch_cuda/simulated/csrc/host_index.h",

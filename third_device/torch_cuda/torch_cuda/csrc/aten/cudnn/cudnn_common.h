@@ -1,10 +1,11 @@
 // What the real variant's cuDNN executors share: the per-thread cuDNN handles of each
-// device, the plans' data and math types in cuDNN's enums, tensor descriptors, and alpha = 1 /
-// beta = 0 as cuDNN reads them.
+// device, the plans' data and math types in cuDNN's enums, tensor descriptors, owned
+// descriptors of any kind, and alpha = 1 / beta = 0 as cuDNN reads them.
 #pragma once
 
 #include <cudnn.h>
 
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_check.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_tensors.h"
 
 namespace torch_cuda::cudnn {
@@ -32,6 +33,20 @@ class TensorDescriptor {
 
  private:
   cudnnTensorDescriptor_t desc_ = nullptr;
+};
+
+// Owns one descriptor of cuDNN's create/destroy pairs.
+template <typename Desc, cudnnStatus_t (*Create)(Desc*), cudnnStatus_t (*Destroy)(Desc)>
+class Owned {
+ public:
+  Owned() { TORCH_CUDNN_CHECK(Create(&desc_)); }
+  ~Owned() { Destroy(desc_); }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  Desc get() const { return desc_; }
+
+ private:
+  Desc desc_ = nullptr;
 };
 
 // alpha = 1 and beta = 0 in the host type cuDNN reads for `compute_type` (double for

@@ -39,20 +39,6 @@ cudnnRNNMode_t cell_mode(RnnMode mode) {
   return CUDNN_LSTM;
 }
 
-// Owns one descriptor of cuDNN's create/destroy pairs.
-template <typename Desc, cudnnStatus_t (*Create)(Desc*), cudnnStatus_t (*Destroy)(Desc)>
-class Owned {
- public:
-  Owned() { TORCH_CUDNN_CHECK(Create(&desc_)); }
-  ~Owned() { Destroy(desc_); }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  Desc get() const { return desc_; }
-
- private:
-  Desc desc_ = nullptr;
-};
-
 using RnnDesc = Owned<cudnnRNNDescriptor_t, cudnnCreateRNNDescriptor, cudnnDestroyRNNDescriptor>;
 using DataDesc = Owned<cudnnRNNDataDescriptor_t, cudnnCreateRNNDataDescriptor, cudnnDestroyRNNDataDescriptor>;
 using DropoutDesc = Owned<cudnnDropoutDescriptor_t, cudnnCreateDropoutDescriptor, cudnnDestroyDropoutDescriptor>;
