@@ -1,6 +1,7 @@
 // variant.h for the simulated build: torch_core's simulated device (SimulatedRuntime,
 // host-loop kernels and host engine, queued on stream workers) on the CUDA key, as
 // torch_sim has it on PrivateUse1.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -49,6 +50,19 @@ std::unique_ptr<torch_core::DeviceRuntime> make_runtime() {
 void register_kernels() { torch_core::simulated_device::register_host_engine<kDeviceType>(); }
 
 long cudart_version() { return parse_cuda_version(TORCH_CUDA_BUILD_CUDA_VERSION); }
+
+// The newest of TORCH_CUDA_BUILD_ARCHS ("sm_90,sm_100" -> 10.0); 0.0 for a build without.
+std::pair<int, int> compute_capability(int /*device*/) {
+  int newest = 0;
+  for (const char* p = TORCH_CUDA_BUILD_ARCHS; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9') continue;
+    int arch = 0;
+    while (*p >= '0' && *p <= '9') arch = arch * 10 + (*p++ - '0');
+    newest = std::max(newest, arch);
+    if (*p == '\0') break;
+  }
+  return {newest / 10, newest % 10};
+}
 
 std::uintptr_t current_blas_handle(torch_core::StreamHandle /*stream*/) {
   throw std::runtime_error(

@@ -47,11 +47,9 @@ class _CudaDeviceProperties:
 
 def device_properties(C: ModuleType, device: int) -> _CudaDeviceProperties:
     props = dict(C._get_device_properties(int(device)))
-    if C.variant == "simulated" and C.built_archs:
-        # The simulated device runs every kernel the build has: it reports the newest
-        # built architecture, so torch.cuda's capability checks pass as on that GPU.
-        newest = max(int(arch[3:]) for arch in C.built_archs)
-        props["major"], props["minor"] = divmod(newest, 10)
+    # The capability the C++ side's checks see too: the simulated device runs every kernel
+    # the build has, so it reports the newest built architecture, as on that GPU.
+    props["major"], props["minor"] = C._compute_capability(int(device))
     return _CudaDeviceProperties(props, int(device))
 
 

@@ -24,7 +24,8 @@ namespace {
 // The current device's compute capability major (stock reads getCurrentDeviceProperties).
 int current_major() {
   torch_core::Backend& b = backend();
-  return b.initialize().properties(b.current_device()).major;
+  b.initialize();
+  return variant::compute_capability(b.current_device()).first;
 }
 
 }  // namespace

@@ -56,6 +56,11 @@ void register_kernels() {
 
 long cudart_version() { return CUDART_VERSION; }
 
+std::pair<int, int> compute_capability(int device) {
+  const torch_core::DeviceProperties props = CudaRuntime().properties(device);
+  return {props.major, props.minor};
+}
+
 std::uintptr_t current_blas_handle(torch_core::StreamHandle stream) {
   return reinterpret_cast<std::uintptr_t>(blas::current_handle(static_cast<cudaStream_t>(stream)));
 }

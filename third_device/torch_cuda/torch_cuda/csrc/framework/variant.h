@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "torch_core/csrc/runtime/device_runtime.h"
 
@@ -29,6 +30,10 @@ std::unique_ptr<torch_core::DeviceRuntime> make_runtime();
 void register_kernels();
 // cudart's version as CUDART_VERSION spells it (13050), from the build.
 long cudart_version();
+// The compute capability (major, minor) of `device` as torch.cuda and stock's checks see
+// it: the GPU's own, or, simulated, the newest architecture the build has kernels for (the
+// simulated device runs them all).
+std::pair<int, int> compute_capability(int device);
 // The calling thread's cuBLAS handle for the current device, bound to `stream`
 // (torch.cuda.current_blas_handle); throws where the variant has no cuBLAS.
 std::uintptr_t current_blas_handle(torch_core::StreamHandle stream);

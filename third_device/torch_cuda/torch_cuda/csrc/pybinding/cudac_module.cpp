@@ -84,6 +84,8 @@ PYBIND11_MODULE(_CUDAC, m) {
   // cuDNN, so torch._C._cudnn asks for it only when asked itself.
   m.def("_cudnn_compile_version", &torch_cuda::cudnn::compile_version, "The cuDNN headers' version.");
   m.def("_cudnn_runtime_version", &torch_cuda::cudnn::runtime_version, "The loaded cuDNN's version.");
+  m.def("_compute_capability", &torch_cuda::variant::compute_capability, py::arg("device"),
+        "(major, minor) as torch.cuda and stock's checks see it (simulated: the newest built arch).");
   m.def("build_info", &build_info,
         "CUDA version, cudart version, archs, torch version built against, git revision, variant.");
 
