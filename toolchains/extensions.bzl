@@ -6,6 +6,9 @@
 - @cuda_nvtx: NVTX3 (header-only), what torch.cuda.nvtx calls.
 - @cuda_cudnn: cuDNN's headers and libcudnn.so.9, what the real variant links;
   @cuda_cudnn_engines: the whole cuDNN wheel, to run it under Bazel (the GPU tests).
+- @cuda_cudnn_frontend: cuDNN's frontend (header-only C++ graph API), what the real
+  variant's attention builds its cuDNN graphs with; @cuda_nvrtc: NVRTC, which the
+  frontend's headers call (its runtime-compiled engines).
 - @cuda_nccl: NCCL, the real variant's collectives (torch.distributed's "nccl").
 - @cuda_cufft: cuFFT, the real variant's torch.fft.
 - @cuda_cusolver: cuSOLVER (with the cuSPARSE and nvJitLink it links), the real variant's
@@ -94,6 +97,23 @@ def _hermetic_deps_impl(module_ctx):
         name = "cuda_cudnn_engines",
         build_file = "//toolchains/cuda:BUILD.cudnn_engines.bazel",
         packages = ["nvidia-cudnn-cu13"],
+    )
+    pinned_wheels(
+        name = "cuda_cudnn_frontend",
+        build_file = "//toolchains/cuda:BUILD.cudnn_frontend.bazel",
+        # The headers; the rest of the wheel is the frontend's Python bindings.
+        extract_only = ["include/"],
+        packages = ["nvidia-cudnn-frontend"],
+    )
+    pinned_wheels(
+        name = "cuda_nvrtc",
+        build_file = "//toolchains/cuda:BUILD.nvrtc.bazel",
+        # Its header and library; NVRTC loads libnvrtc-builtins only to compile.
+        extract_only = [
+            "nvidia/cu13/include/nvrtc.h",
+            "nvidia/cu13/lib/libnvrtc.so.13",
+        ],
+        packages = ["nvidia-cuda-nvrtc"],
     )
     pinned_wheels(
         name = "cuda_nvtx",

@@ -16,8 +16,10 @@ _HERMETIC_REPOS = [
     Label("@cuda_cublas//:cublas").workspace_name,
     Label("@cuda_cudnn//:cudnn").workspace_name,
     Label("@cuda_cudnn_engines//:runtime").workspace_name,
+    Label("@cuda_cudnn_frontend//:cudnn_frontend").workspace_name,
     Label("@cuda_cufft//:cufft").workspace_name,
     Label("@cuda_cusolver//:cusolver").workspace_name,
+    Label("@cuda_nvrtc//:nvrtc").workspace_name,
     Label("@cuda_nvtx//:nvtx3").workspace_name,
 ]
 

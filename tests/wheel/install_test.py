@@ -63,6 +63,8 @@ NVIDIA_LIBRARIES = {
     # What libcusolver.so.12 needs beside cuBLAS.
     "nvidia-cusparse": ("nvidia/cu13/lib", "libcusparse.so.*", "libcusparse.so.12"),
     "nvidia-nvjitlink": ("nvidia/cu13/lib", "libnvJitLink.so.*", "libnvJitLink.so.13"),
+    # What cuDNN's frontend calls.
+    "nvidia-cuda-nvrtc": ("nvidia/cu13/lib", "libnvrtc.so.*", "libnvrtc.so.13"),
     "nvidia-nccl-cu13": ("nvidia/nccl/lib", "libnccl*.so.*", "libnccl.so.2"),
     # The library the real variant links; it loads the wheel's others when first used.
     "nvidia-cudnn-cu13": ("nvidia/cudnn/lib", "libcudnn*.so.*", "libcudnn.so.9"),

@@ -21,7 +21,8 @@ load("//toolchains/wheels:requirements.bzl", "pinned_requirement")
 # pinned torch wheel) and, for the real variant, cuBLAS, cuFFT and cuSOLVER (the
 # nvidia-cublas, nvidia-cufft and nvidia-cusolver wheels install libcublas.so.13,
 # libcufft.so.12 and libcusolver.so.12 in nvidia/cu13/lib, where nvidia-cusparse and
-# nvidia-nvjitlink put the libraries libcusolver.so.12 needs), NCCL (nvidia-nccl-cu13:
+# nvidia-nvjitlink put the libraries libcusolver.so.12 needs, and nvidia-cuda-nvrtc
+# libnvrtc.so.13, which cuDNN's frontend calls), NCCL (nvidia-nccl-cu13:
 # nvidia/nccl/lib/libnccl.so.2) and cuDNN (nvidia-cudnn-cu13: nvidia/cudnn/lib/libcudnn.so.9
 # beside the engine libraries it loads).
 # Bazel's own runfiles entries stay first; in
