@@ -633,9 +633,10 @@ torch_cuda_fft_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/fft_ops.cpp",
 ]
 
-# The plans of cuDNN's convolutions (and their per-device cache), batch norms, CTC loss,
-# grid sampler and RNNs, no CUDA header: what both variants' executors run.
+# The plans of cuDNN's attention, convolutions (and their per-device cache), batch norms,
+# CTC loss, grid sampler and RNNs, no CUDA header: what both variants' executors run.
 torch_cuda_dnn_plans_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.cpp",
@@ -645,6 +646,8 @@ torch_cuda_dnn_plans_sources = [
 ]
 
 torch_cuda_dnn_plans_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_executable.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_plan.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_executable.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_plan.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h",
@@ -661,6 +664,7 @@ torch_cuda_dnn_plans_headers = [
 
 # The cuDNN executors of those plans.
 torch_cuda_cudnn_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_attention_executor.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_batch_norm_executor.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_check.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_common.cpp",
@@ -672,9 +676,11 @@ torch_cuda_cudnn_sources = [
 ]
 
 # cudnn_convolution, cudnn_convolution_transpose, cudnn_batch_norm, cudnn_grid_sampler,
-# _cudnn_rnn and their backward operators, and _cudnn_ctc_loss, on the CUDA key, and the RNN stubs' CUDA slots:
-# plans handed to the variant's executor.
+# _cudnn_rnn, _scaled_dot_product_cudnn_attention and their backward operators,
+# _cudnn_ctc_loss, the choice of SDPA kernel (_fused_sdp_choice) on the CUDA key, and the
+# RNN stubs' CUDA slots: plans handed to the variant's executor.
 torch_cuda_dnn_ops_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_attention_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_batch_norm_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_conv_ops.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_ctc_loss_ops.cpp",
@@ -684,6 +690,7 @@ torch_cuda_dnn_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_stubs.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_weights.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_weights.h",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/sdp_choice.cpp",
 ]
 
 # The plans of the dense solvers (no CUDA header): what both variants' executors run.
@@ -811,6 +818,7 @@ torch_cuda_activation_sources = [
 # The simulated variant: variant.h over torch_core's simulated device, the host BLAS, cuDNN,
 # FFT and solver executors, and its _CUDAC functions.
 torch_cuda_simulated_variant_sources = [
+    "third_device/torch_cuda/simulated/csrc/host_attention.cpp",
     "third_device/torch_cuda/simulated/csrc/host_batch_norm.cpp",
     "third_device/torch_cuda/simulated/csrc/host_blas.cpp",
     "third_device/torch_cuda/simulated/csrc/host_conv.cpp",

@@ -15,16 +15,18 @@ transports that limit a file's size), holding:
   bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cublas_test, //tests/gpu:cufft_test,
             //tests/gpu:cusolver_test, //tests/gpu:cudnn_test,
             //tests/gpu:cudnn_batch_norm_test, //tests/gpu:cudnn_grid_sampler_test,
+            //tests/gpu:cudnn_rnn_test, //tests/gpu:cudnn_ctc_loss_test,
+            //tests/gpu:cudnn_attention_test,
             //tests/gpu:cuda_ipc_test, //tests/gpu:cuda_vm_test,
             //tests/gpu:nccl_test and //tests/pipeline:cuda_runtime_test, with libc10.so
             beside them.
 
-cuBLAS, cuFFT, cuSOLVER, NCCL and cuDNN are not packed (libcublasLt alone is 550 MB,
-libcufft 235 MB, libcusolver with cuSPARSE and nvJitLink 550 MB, libnccl 344 MB, cuDNN
-926 MB): tools/gpu_kit_run.sh takes the GPU machine's libcublas.so.13, libcufft.so.12,
-libcusolver.so.12 (and the libcusparse.so.12 and libnvJitLink.so.13 it needs),
-libnccl.so.2 and libcudnn.so.9 (with its engine libraries) and runs the checks from a
-checkout of this repository.
+cuBLAS, cuFFT, cuSOLVER, NVRTC, NCCL and cuDNN are not packed (libcublasLt alone is
+550 MB, libcufft 235 MB, libcusolver with cuSPARSE and nvJitLink 550 MB, libnvrtc 141 MB,
+libnccl 344 MB, cuDNN 926 MB): tools/gpu_kit_run.sh takes the GPU machine's
+libcublas.so.13, libcufft.so.12, libcusolver.so.12 (and the libcusparse.so.12 and
+libnvJitLink.so.13 it needs), libnvrtc.so.13, libnccl.so.2 and libcudnn.so.9 (with its
+engine libraries) and runs the checks from a checkout of this repository.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ TEST_BINARIES = [
     "//tests/gpu:cudnn_test",
     "//tests/gpu:cudnn_batch_norm_test",
     "//tests/gpu:cudnn_grid_sampler_test",
+    "//tests/gpu:cudnn_rnn_test",
+    "//tests/gpu:cudnn_ctc_loss_test",
+    "//tests/gpu:cudnn_attention_test",
     "//tests/gpu:cuda_ipc_test",
     "//tests/gpu:cuda_vm_test",
     "//tests/gpu:nccl_test",

@@ -17,7 +17,8 @@
 # cuBLAS, cuFFT and cuSOLVER are the machine's own libcublas.so.13, libcufft.so.12 and
 # libcusolver.so.12 with its libcusparse.so.12 and libnvJitLink.so.13 (found under
 # $CUBLAS_DIR / $CUFFT_DIR / $CUSOLVER_DIR / $CUSPARSE_DIR / $NVJITLINK_DIR, /usr, /opt or
-# its Python's site-packages, where a stock CUDA torch's nvidia wheels put them), NCCL its
+# its Python's site-packages, where a stock CUDA torch's nvidia wheels put them), NVRTC its
+# libnvrtc.so.13 (under $NVRTC_DIR likewise, which cuDNN's frontend calls), NCCL its
 # libnccl.so.2 (likewise under $NCCL_DIR; NCCL
 # 2's ABI is stable across releases), cuDNN its libcudnn.so.9 with the engine libraries
 # beside it (under $CUDNN_DIR, or where a stock CUDA torch's nvidia-cudnn wheel puts them).
@@ -77,6 +78,7 @@ cusolver_dir=$(library_dir libcusolver.so.12 CUSOLVER_DIR /usr /opt $python_site
 cusparse_dir=$(library_dir libcusparse.so.12 CUSPARSE_DIR /usr /opt $python_sites) || exit 1
 nvjitlink_dir=$(library_dir libnvJitLink.so.13 NVJITLINK_DIR /usr /opt $python_sites) || exit 1
 cusolver_path=$cusolver_dir:$cusparse_dir:$nvjitlink_dir:$cublas_dir
+nvrtc_dir=$(library_dir libnvrtc.so.13 NVRTC_DIR /usr /opt $python_sites) || exit 1
 nccl_dir=$(library_dir libnccl.so.2 NCCL_DIR /usr /opt $python_sites) || exit 1
 cudnn_dir=$(library_dir libcudnn.so.9 CUDNN_DIR /usr /opt $python_sites) || exit 1
 # Where _CUDAC.so's RUNPATH looks for them in an installed wheel ($ORIGIN/nvidia/cu13/lib,
@@ -85,7 +87,8 @@ cudnn_dir=$(library_dir libcudnn.so.9 CUDNN_DIR /usr /opt $python_sites) || exit
 # loads from beside it.
 mkdir -p "$site/nvidia/cu13/lib" "$site/nvidia/nccl" "$site/nvidia/cudnn"
 for library in "$cublas_dir"/libcublas.so.13 "$cublas_dir"/libcublasLt.so.13 "$cufft_dir"/libcufft.so.12 \
-  "$cusolver_dir"/libcusolver.so.12 "$cusparse_dir"/libcusparse.so.12 "$nvjitlink_dir"/libnvJitLink.so.13; do
+  "$cusolver_dir"/libcusolver.so.12 "$cusparse_dir"/libcusparse.so.12 "$nvjitlink_dir"/libnvJitLink.so.13 \
+  "$nvrtc_dir"/libnvrtc.so.13; do
   ln -sfn "$library" "$site/nvidia/cu13/lib/"
 done
 ln -sfn "$nccl_dir" "$site/nvidia/nccl/lib"
@@ -105,9 +108,12 @@ declare -A checks=(
   [cufft_test]="60|LD_LIBRARY_PATH=$cufft_dir $bin/cufft_test"
   [cusolver_test]="60|LD_LIBRARY_PATH=$cusolver_path $bin/cusolver_test"
   # cuDNN's engines may load cuBLASLt, which they look for beside themselves first.
-  [cudnn_test]="90|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir $bin/cudnn_test"
-  [cudnn_batch_norm_test]="60|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir $bin/cudnn_batch_norm_test"
-  [cudnn_grid_sampler_test]="60|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir $bin/cudnn_grid_sampler_test"
+  [cudnn_test]="90|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir:$nvrtc_dir $bin/cudnn_test"
+  [cudnn_batch_norm_test]="60|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir:$nvrtc_dir $bin/cudnn_batch_norm_test"
+  [cudnn_grid_sampler_test]="60|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir:$nvrtc_dir $bin/cudnn_grid_sampler_test"
+  [cudnn_rnn_test]="60|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir:$nvrtc_dir $bin/cudnn_rnn_test"
+  [cudnn_ctc_loss_test]="60|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir:$nvrtc_dir $bin/cudnn_ctc_loss_test"
+  [cudnn_attention_test]="90|LD_LIBRARY_PATH=$cudnn_dir:$cublas_dir:$nvrtc_dir $bin/cudnn_attention_test"
   [cuda_ipc_test]="30|$bin/cuda_ipc_test"
   [cuda_vm_test]="30|$bin/cuda_vm_test"
   [nccl_test]="60|GPU_KIT_MACHINE_NCCL=1 LD_LIBRARY_PATH=$nccl_dir $bin/nccl_test"
@@ -155,7 +161,8 @@ run_check() {
 
 # One after another: what everything else stands on. Alone: the benchmarks, then what
 # fills the device's memory or slows every kernel down.
-first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test cusolver_test cudnn_test cudnn_batch_norm_test cudnn_grid_sampler_test nccl_test demo)
+first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test cusolver_test cudnn_test cudnn_batch_norm_test
+  cudnn_grid_sampler_test cudnn_rnn_test cudnn_ctc_loss_test cudnn_attention_test nccl_test demo)
 alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_fft bench_fft_stock bench_linalg bench_linalg_stock bench_op_overhead
   bench_op_overhead_stock contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine
   sanitize_cublas)

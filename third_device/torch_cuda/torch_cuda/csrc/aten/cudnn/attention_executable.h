@@ -1,0 +1,41 @@
+// The executable cuDNN attention plans, torch-free and shared by both variants.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_plan.h"
+#include "torch_core/csrc/runtime/runtime_handles.h"
+
+namespace torch_cuda::cudnn {
+
+// The call's device memory. Forward reads q, k, v (and the bias) and writes o (and the
+// statistics); backward reads those, o, the statistics and grad_o, and writes the three
+// gradients.
+struct AttentionBuffers {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  const void* bias = nullptr;
+  void* o = nullptr;        // forward: written; backward: read
+  void* stats = nullptr;    // float, (B, Hq, Sq, 1); forward: written; backward: read
+  const void* grad_o = nullptr;
+  void* grad_q = nullptr;
+  void* grad_k = nullptr;
+  void* grad_v = nullptr;
+  void* workspace = nullptr;  // workspace_size() bytes
+};
+
+class AttentionExecutable {
+ public:
+  virtual ~AttentionExecutable() = default;
+  virtual std::int64_t workspace_size() const = 0;
+  // Queues the pass on `stream`.
+  virtual void run(const AttentionBuffers& buffers, torch_core::StreamHandle stream) const = 0;
+};
+
+// Defined by the variant linked into _CUDAC: `plan` on the current device (the real
+// variant builds each plan's graph once per device and keeps it).
+std::shared_ptr<const AttentionExecutable> attention_executable(const AttentionPlan& plan);
+
+}  // namespace torch_cuda::cudnn

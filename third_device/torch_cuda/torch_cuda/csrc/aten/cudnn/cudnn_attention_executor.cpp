@@ -1,0 +1,156 @@
+// The real variant's executor of attention_plan.h's plans: cuDNN's SDPA through its
+// frontend's graph API, as stock's cudnn/MHA.cpp builds it: the plan's tensors with their
+// dimensions and strides (half or bfloat16 in and out, float statistics and compute), an
+// sdpa node (the plan's scale, bias and top-left causal mask, statistics when training) or
+// an sdpa_backward node, validated, lowered to cuDNN's backend, planned by heuristic A,
+// checked for support and built. A built graph is kept per device and plan, as stock caches
+// its graphs; running it binds the thread's cuDNN handle to the stream and executes with the
+// buffers' pointers.
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+#include <cudnn_frontend.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_executable.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_check.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_common.h"
+
+namespace torch_cuda::cudnn {
+namespace {
+
+namespace fe = cudnn_frontend;
+using TensorPtr = std::shared_ptr<fe::graph::Tensor_attributes>;
+
+// The uids the buffers are bound by.
+enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kBias, kGradO, kGradQ, kGradK, kGradV };
+
+void ok(fe::error_t status, const char* step) {
+  if (status.is_bad()) {
+    throw std::runtime_error(std::string("cuDNN attention: ") + step + " failed: " + status.get_message() +
+                             "; turning cuDNN attention off (torch.backends.cuda.enable_cudnn_sdp(False)) runs "
+                             "torch's math attention");
+  }
+}
+
+std::vector<std::int64_t> vec(const Dims4& d) { return {d[0], d[1], d[2], d[3]}; }
+
+TensorPtr input(fe::graph::Graph& graph, const AttentionTensor& t, Uid uid, const char* name) {
+  return graph.tensor(
+      fe::graph::Tensor_attributes().set_name(name).set_uid(uid).set_dim(vec(t.sizes)).set_stride(vec(t.strides)));
+}
+
+void output(const TensorPtr& tensor, const AttentionTensor& t, Uid uid) {
+  tensor->set_output(true).set_uid(uid).set_dim(vec(t.sizes)).set_stride(vec(t.strides));
+}
+
+// The statistics (B, Hq, Sq, 1), dense float.
+AttentionTensor stats_geometry(const AttentionPlan& p) {
+  const Dims4& q = p.q.sizes;
+  return {{q[0], q[1], q[2], 1}, {q[1] * q[2], q[2], 1, 1}};
+}
+
+class CudnnAttention final : public AttentionExecutable {
+ public:
+  CudnnAttention(const AttentionPlan& plan, int device) : plan_(plan) {
+    const cudnnHandle_t handle = cudnn_handle(device);
+    graph_.set_io_data_type(plan.data_type == DataType::kHalf ? fe::DataType_t::HALF : fe::DataType_t::BFLOAT16)
+        .set_intermediate_data_type(fe::DataType_t::FLOAT)
+        .set_compute_data_type(fe::DataType_t::FLOAT);
+    const TensorPtr q = input(graph_, plan.q, kQ, "Q"), k = input(graph_, plan.k, kK, "K"),
+                    v = input(graph_, plan.v, kV, "V");
+    const TensorPtr bias = plan.has_bias ? input(graph_, plan.bias, kBias, "bias") : nullptr;
+    const auto scale = static_cast<float>(plan.scale);
+    if (plan.pass == AttentionPass::kForward) {
+      auto attributes = fe::graph::SDPA_attributes().set_name("sdpa").set_generate_stats(plan.stats);
+      attributes.set_causal_mask(plan.causal).set_attn_scale(scale);
+      if (bias) attributes.set_bias(bias);
+      auto [o, stats] = graph_.sdpa(q, k, v, attributes);
+      output(o, plan.o, kO);
+      if (plan.stats) {
+        stats->set_data_type(fe::DataType_t::FLOAT);
+        output(stats, stats_geometry(plan), kStats);
+      }
+    } else {
+      const TensorPtr o = input(graph_, plan.o, kO, "O"), grad_o = input(graph_, plan.grad_o, kGradO, "dO");
+      const TensorPtr stats = input(graph_, stats_geometry(plan), kStats, "stats");
+      stats->set_data_type(fe::DataType_t::FLOAT);
+      auto attributes = fe::graph::SDPA_backward_attributes().set_name("sdpa_backward");
+      attributes.set_causal_mask(plan.causal).set_attn_scale(scale);
+      if (bias) attributes.set_bias(bias);
+      auto [grad_q, grad_k, grad_v] = graph_.sdpa_backward(q, k, v, o, grad_o, stats, attributes);
+      output(grad_q, plan.grad_q, kGradQ);
+      output(grad_k, plan.grad_k, kGradK);
+      output(grad_v, plan.grad_v, kGradV);
+    }
+    ok(graph_.validate(), "validate");
+    ok(graph_.build_operation_graph(handle), "build_operation_graph");
+    ok(graph_.create_execution_plans({fe::HeurMode_t::A}), "create_execution_plans");
+    ok(graph_.check_support(handle), "check_support");
+    ok(graph_.build_plans(handle), "build_plans");
+    workspace_bytes_ = graph_.get_workspace_size();
+  }
+
+  std::int64_t workspace_size() const override { return workspace_bytes_; }
+
+  void run(const AttentionBuffers& b, torch_core::StreamHandle stream) const override {
+    // One graph may run from several threads, each with its own handle.
+    const cudnnHandle_t handle = cudnn_handle(current_device());
+    TORCH_CUDNN_CHECK(cudnnSetStream(handle, static_cast<cudaStream_t>(stream)));
+    std::unordered_map<std::int64_t, void*> pointers = {{kQ, const_cast<void*>(b.q)},
+                                                        {kK, const_cast<void*>(b.k)},
+                                                        {kV, const_cast<void*>(b.v)},
+                                                        {kO, b.o}};
+    if (plan_.has_bias) pointers[kBias] = const_cast<void*>(b.bias);
+    if (plan_.pass == AttentionPass::kForward) {
+      if (plan_.stats) pointers[kStats] = b.stats;
+    } else {
+      pointers[kStats] = b.stats;
+      pointers[kGradO] = const_cast<void*>(b.grad_o);
+      pointers[kGradQ] = b.grad_q;
+      pointers[kGradK] = b.grad_k;
+      pointers[kGradV] = b.grad_v;
+    }
+    ok(graph_.execute(handle, pointers, b.workspace), "execute");
+  }
+
+ private:
+  AttentionPlan plan_;
+  fe::graph::Graph graph_;
+  std::int64_t workspace_bytes_ = 0;
+};
+
+// Every field of the plan, as the cache's key.
+std::string key_of(const AttentionPlan& p, int device) {
+  std::ostringstream key;
+  key << device << ' ' << static_cast<int>(p.pass) << ' ' << static_cast<int>(p.data_type) << ' ' << p.has_bias << ' '
+      << p.causal << ' ' << p.stats << ' ' << p.scale;
+  for (const AttentionTensor* t : {&p.q, &p.k, &p.v, &p.o, &p.grad_o, &p.grad_q, &p.grad_k, &p.grad_v, &p.bias}) {
+    for (int d = 0; d < 4; ++d) key << ' ' << t->sizes[d] << ':' << t->strides[d];
+  }
+  return key.str();
+}
+
+}  // namespace
+
+std::shared_ptr<const AttentionExecutable> attention_executable(const AttentionPlan& plan) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const AttentionExecutable>> built;
+  const int device = current_device();
+  const std::string key = key_of(plan, device);
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto found = built.find(key);
+  if (found == built.end()) found = built.emplace(key, std::make_shared<CudnnAttention>(plan, device)).first;
+  return found->second;
+}
+
+}  // namespace torch_cuda::cudnn

@@ -1,0 +1,212 @@
+// cuDNN's attention on the CUDA key, shared by both variants:
+// _scaled_dot_product_cudnn_attention and its backward, what F.scaled_dot_product_attention
+// runs when _fused_sdp_choice (sdp_choice.cpp) picks cuDNN, with the outputs stock's meta
+// function describes: the output laid out as the query is (stock's alloc_with_matching_layout),
+// the log-sum-exp statistics (B, Hq, Sq, 1) in float, the sequence lengths as max_q and
+// max_k, zero philox seed and offset (no dropout), and no cumulative lengths or debug mask.
+// Backward returns gradients laid out as their inputs, with grad_out brought to the output's
+// layout as cuDNN's graph expects.
+//
+// The bias (attn_mask after stock's boolean conversion) is made 4-d, its L and S expanded,
+// in the query's dtype, its rows padded to 16 bytes as cuDNN wants them aligned. Operands
+// whose head dim is not contiguous are made so. Dropout is refused: sdp_choice.cpp never
+// picks cuDNN for it.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+
+#include <ATen/TensorUtils.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/empty_strided.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/SymInt.h>
+#include <torch/library.h>
+
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_executable.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_plan.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_operands.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
+
+namespace torch_cuda::native {
+namespace {
+
+using at::Tensor;
+
+constexpr const char* kOp = "_scaled_dot_product_cudnn_attention";
+
+cudnn::AttentionTensor geometry4(const Tensor& t) {
+  cudnn::AttentionTensor g;
+  for (int d = 0; d < 4; ++d) {
+    g.sizes[d] = t.size(d);
+    g.strides[d] = t.stride(d);
+  }
+  return g;
+}
+
+Tensor head_dim_contiguous(const Tensor& t, const char* name) {
+  TORCH_CHECK(t.dim() == 4, kOp, ": ", name, " must be 4-d (batch, heads, sequence, head dim), got ", t.sizes());
+  TORCH_CHECK(t.is_cuda(), kOp, ": ", name, " must be a CUDA tensor, got ", t.device());
+  return t.stride(3) == 1 || t.size(3) == 1 ? t : t.contiguous();
+}
+
+// A tensor of `sizes` with dense strides in `like`'s dimension order (stock's
+// alloc_with_matching_layout).
+Tensor matching_layout(const Tensor& like, at::IntArrayRef sizes) {
+  if (like.sizes().equals(sizes)) return at::empty_like(like);
+  std::array<int64_t, 4> order{};
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return like.stride(a) > like.stride(b); });
+  std::array<int64_t, 4> strides{};
+  int64_t stride = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    strides[*it] = stride;
+    stride *= sizes[*it];
+  }
+  return at::empty_strided(sizes, strides, like.options());
+}
+
+// The bias as the plan takes it: 4-d (B or 1, H or 1, Sq, Skv) in the query's dtype, rows
+// padded to a multiple of 8 elements.
+std::optional<Tensor> bias_of(const std::optional<Tensor>& attn_bias, const Tensor& query, int64_t s_kv) {
+  if (!attn_bias.has_value() || !attn_bias->defined()) return std::nullopt;
+  Tensor bias = *attn_bias;
+  if (bias.scalar_type() == at::kBool) {
+    bias = at::where(bias, at::zeros({}, query.options()),
+                     at::full({}, -std::numeric_limits<double>::infinity(), query.options()));
+  }
+  TORCH_CHECK(bias.scalar_type() == query.scalar_type(), kOp, ": attn_bias must be bool or the query's dtype ",
+              query.scalar_type(), ", got ", bias.scalar_type());
+  TORCH_CHECK(bias.dim() >= 2 && bias.dim() <= 4, kOp, ": attn_bias must be 2-d to 4-d, got ", bias.sizes());
+  while (bias.dim() < 4) bias = bias.unsqueeze(0);
+  const int64_t s_q = query.size(2), padded = (s_kv + 7) / 8 * 8;
+  const Tensor expanded = bias.expand({bias.size(0), bias.size(1), s_q, s_kv});
+  Tensor aligned = at::empty({bias.size(0), bias.size(1), s_q, padded}, query.options()).narrow(3, 0, s_kv);
+  aligned.copy_(expanded);
+  return aligned;
+}
+
+void run_plan(const cudnn::AttentionCall& call, const Tensor& like, cudnn::AttentionBuffers buffers) {
+  std::shared_ptr<const cudnn::AttentionExecutable> executable;
+  try {
+    executable = cudnn::attention_executable(cudnn::plan_attention(call));
+  } catch (const std::invalid_argument& error) {
+    TORCH_CHECK_VALUE(false, kOp, ": ", error.what());
+  }
+  const Tensor workspace = at::empty({executable->workspace_size()}, like.options().dtype(at::kByte));
+  buffers.workspace = workspace.data_ptr();
+  executable->run(buffers, backend().streams().current_handle(like.device().index()));
+}
+
+cudnn::AttentionCall call_of(cudnn::AttentionPass pass, const Tensor& q, const Tensor& k, const Tensor& v,
+                             const Tensor& out, const std::optional<Tensor>& bias, bool is_causal,
+                             std::optional<double> scale) {
+  cudnn::AttentionCall call;
+  call.pass = pass;
+  call.data_type = cudnn_data_type_of(q.scalar_type(), kOp);
+  call.q = geometry4(q);
+  call.k = geometry4(k);
+  call.v = geometry4(v);
+  call.o = geometry4(out);
+  call.has_bias = bias.has_value();
+  if (bias) call.bias = geometry4(*bias);
+  call.causal = is_causal;
+  call.scale = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(3))));
+  return call;
+}
+
+void check_operands(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p) {
+  TORCH_CHECK(dropout_p == 0.0, kOp, ": torch_cuda's cuDNN attention takes no dropout (got ", dropout_p,
+              "); F.scaled_dot_product_attention runs torch's math attention for it");
+  at::checkAllSameGPU(kOp, {{q, "query", 1}, {k, "key", 2}, {v, "value", 3}});
+  at::checkAllSameType(kOp, {{q, "query", 1}, {k, "key", 2}, {v, "value", 3}});
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Tensor, Tensor> attention(
+    const Tensor& query_t, const Tensor& key_t, const Tensor& value_t, const std::optional<Tensor>& attn_bias,
+    bool compute_log_sumexp, double dropout_p, bool is_causal, bool /*return_debug_mask*/,
+    std::optional<double> scale) {
+  const Tensor q = head_dim_contiguous(query_t, "query"), k = head_dim_contiguous(key_t, "key"),
+               v = head_dim_contiguous(value_t, "value");
+  check_operands(q, k, v, dropout_p);
+  const c10::DeviceGuard guard(q.device());
+  const int64_t batch = q.size(0), heads = q.size(1), s_q = q.size(2), s_kv = k.size(2);
+  Tensor out = matching_layout(query_t, {batch, heads, s_q, v.size(3)});
+  Tensor logsumexp = at::empty({batch, heads, s_q, 1}, q.options().dtype(at::kFloat));
+  const std::optional<Tensor> bias = bias_of(attn_bias, q, s_kv);
+  cudnn::AttentionCall call = call_of(cudnn::AttentionPass::kForward, q, k, v, out, bias, is_causal, scale);
+  call.stats = compute_log_sumexp;
+  cudnn::AttentionBuffers buffers;
+  buffers.q = q.const_data_ptr();
+  buffers.k = k.const_data_ptr();
+  buffers.v = v.const_data_ptr();
+  buffers.bias = bias ? bias->const_data_ptr() : nullptr;
+  buffers.o = out.data_ptr();
+  buffers.stats = logsumexp.data_ptr();
+  if (out.numel() > 0) run_plan(call, q, buffers);
+  const Tensor seed = at::zeros({}, q.options().dtype(at::kLong)), offset = at::zeros({}, q.options().dtype(at::kLong));
+  return {out, logsumexp, Tensor(), Tensor(), c10::SymInt(s_q), c10::SymInt(s_kv), seed, offset, Tensor()};
+}
+
+std::tuple<Tensor, Tensor, Tensor> attention_backward(
+    const Tensor& grad_out_t, const Tensor& query_t, const Tensor& key_t, const Tensor& value_t, const Tensor& out,
+    const Tensor& logsumexp, const Tensor& /*philox_seed*/, const Tensor& /*philox_offset*/, const Tensor& attn_bias,
+    const Tensor& /*cum_seq_q*/, const Tensor& /*cum_seq_k*/, c10::SymInt /*max_q*/, c10::SymInt /*max_k*/,
+    double dropout_p, bool is_causal, std::optional<double> scale) {
+  const Tensor q = head_dim_contiguous(query_t, "query"), k = head_dim_contiguous(key_t, "key"),
+               v = head_dim_contiguous(value_t, "value");
+  check_operands(q, k, v, dropout_p);
+  const c10::DeviceGuard guard(q.device());
+  TORCH_CHECK(logsumexp.scalar_type() == at::kFloat && logsumexp.is_contiguous() &&
+                  logsumexp.sizes().equals({q.size(0), q.size(1), q.size(2), 1}),
+              kOp, "_backward: logsumexp must be the forward's (B, H, Sq, 1) float statistics, got ",
+              logsumexp.sizes(), " ", logsumexp.scalar_type());
+  TORCH_CHECK(grad_out_t.sizes().equals(out.sizes()), kOp, "_backward: grad_out is ", grad_out_t.sizes(),
+              ", the output ", out.sizes());
+  Tensor grad_out = grad_out_t;
+  if (!grad_out.strides().equals(out.strides())) {
+    grad_out = at::empty_strided(out.sizes(), out.strides(), out.options());
+    grad_out.copy_(grad_out_t);
+  }
+  Tensor grad_q = at::empty_like(q), grad_k = at::empty_like(k), grad_v = at::empty_like(v);
+  const std::optional<Tensor> bias = bias_of(attn_bias.defined() ? std::optional<Tensor>(attn_bias) : std::nullopt,
+                                             q, k.size(2));
+  cudnn::AttentionCall call = call_of(cudnn::AttentionPass::kBackward, q, k, v, out, bias, is_causal, scale);
+  call.grad_o = geometry4(grad_out);
+  call.grad_q = geometry4(grad_q);
+  call.grad_k = geometry4(grad_k);
+  call.grad_v = geometry4(grad_v);
+  cudnn::AttentionBuffers buffers;
+  buffers.q = q.const_data_ptr();
+  buffers.k = k.const_data_ptr();
+  buffers.v = v.const_data_ptr();
+  buffers.bias = bias ? bias->const_data_ptr() : nullptr;
+  buffers.o = const_cast<void*>(out.const_data_ptr());
+  buffers.stats = const_cast<void*>(logsumexp.const_data_ptr());
+  buffers.grad_o = grad_out.const_data_ptr();
+  buffers.grad_q = grad_q.data_ptr();
+  buffers.grad_k = grad_k.data_ptr();
+  buffers.grad_v = grad_v.data_ptr();
+  if (q.numel() > 0 && k.numel() > 0) run_plan(call, q, buffers);
+  return {grad_q, grad_k, grad_v};
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, CUDA, m) {
+  m.impl("_scaled_dot_product_cudnn_attention", TORCH_FN(attention));
+  m.impl("_scaled_dot_product_cudnn_attention_backward", TORCH_FN(attention_backward));
+}
+
+}  // namespace torch_cuda::native
