@@ -27,6 +27,12 @@ import torch_cuda
 
 CUDNN, MATH = 3, 0  # at::SDPBackend's values, as _fused_sdp_choice answers
 TOLERANCE = {torch.float16: 4e-3, torch.bfloat16: 3e-2}
+# Stock prefers cuDNN's attention on compute capability 9.0 and 10.x (the simulated device
+# reports the newest built architecture, 10.0).
+CAPABILITY = torch.cuda.get_device_capability()
+PREFERS_CUDNN = CAPABILITY == (9, 0) or CAPABILITY[0] == 10
+NAMES = ("math", "flash", "mem_efficient", "cudnn")
+NOT_PREFERRED = f"stock tries cuDNN first on sm90 and sm10x only; this device is sm{CAPABILITY}"
 
 
 def qkv(
@@ -55,6 +61,7 @@ class AttentionTestCase(unittest.TestCase):
         return torch._fused_sdp_choice(*(t.cuda() for t in tensors), **kwargs)
 
 
+@unittest.skipUnless(PREFERS_CUDNN, NOT_PREFERRED)
 class ChoosesAsStock(AttentionTestCase):
     def test_cudnn_for_half_and_bfloat16(self) -> None:
         for dtype in (torch.float16, torch.bfloat16):
@@ -101,6 +108,17 @@ class ChoosesAsStock(AttentionTestCase):
         self.assertIn("cuDNN attention kernel not used because", reasons)
         self.assertIn("Half, BFloat16", reasons)
 
+    def test_no_viable_backend(self) -> None:
+        toggles = [getattr(torch.backends.cuda, f"enable_{n}_sdp") for n in NAMES]
+        for toggle in toggles:
+            toggle(False)
+        try:
+            with self.assertRaisesRegex(RuntimeError, "No viable backend"):
+                self.choice(qkv())
+        finally:
+            for toggle in toggles:
+                toggle(True)
+
 
 def on_both(
     tensors: list[torch.Tensor], grad: torch.Tensor, **kwargs: object
@@ -126,8 +144,11 @@ def on_both(
     return results[0], results[1], calls
 
 
+@unittest.skipUnless(PREFERS_CUDNN, NOT_PREFERRED)
 class AgreesWithTheCpu(AttentionTestCase):
     def check(self, tensors: list[torch.Tensor], **kwargs: object) -> None:
+        on_gpu = {k: v.cuda() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
+        self.assertEqual(self.choice(tensors, **on_gpu), CUDNN, "cuDNN was not chosen")
         tol = TOLERANCE[tensors[0].dtype]
         grad = torch.randn(*tensors[0].shape[:3], tensors[2].shape[-1])
         got, want, calls = on_both(tensors, grad, **kwargs)
@@ -151,6 +172,8 @@ class AgreesWithTheCpu(AttentionTestCase):
         bool_mask[..., 0] = True  # every row sees a key
         self.check(qkv(), attn_mask=bool_mask)
         self.check(qkv(), attn_mask=torch.randn(16, 16).half())
+        # A float32 mask on half attention, as stock takes it (converted for cuDNN).
+        self.check(qkv(), attn_mask=torch.randn(1, 4, 16, 16).half().float())
 
     def test_grouped_query(self) -> None:
         self.check(qkv(heads=4, kv_heads=2), enable_gqa=True)

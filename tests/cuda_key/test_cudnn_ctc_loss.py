@@ -98,6 +98,7 @@ class AgreesWithTheCpu(CtcTestCase):
         grad_out = torch.randn(batch)
         il, tl = [steps] * batch, [length] * batch
         lp = log_probs.cuda().requires_grad_()
+        self.assertTrue(torch._use_cudnn_ctc_loss(lp, targets, il, tl, 0))
         loss = F.ctc_loss(lp, targets, il, tl, reduction="none")
         (grad,) = torch.autograd.grad(loss, lp, grad_out.cuda())
         cpu = log_probs.clone().requires_grad_()
@@ -105,6 +106,14 @@ class AgreesWithTheCpu(CtcTestCase):
         (expected_grad,) = torch.autograd.grad(expected, cpu, grad_out)
         torch.testing.assert_close(loss.cpu(), expected, rtol=1e-4, atol=1e-4)
         torch.testing.assert_close(grad.cpu(), expected_grad, rtol=1e-4, atol=1e-4)
+
+    def test_padded_targets(self) -> None:
+        # Targets past the lengths' sum are not read, as cuDNN reads them.
+        log_probs, targets, il, tl = problem()
+        padded = torch.cat([targets, torch.zeros(5, dtype=torch.int32)])
+        costs, _ = torch._cudnn_ctc_loss(log_probs.cuda(), padded, il, tl, 0, True, False)
+        expected = F.ctc_loss(log_probs, targets.long(), il, tl, reduction="none")
+        torch.testing.assert_close(costs.cpu(), expected, rtol=1e-5, atol=1e-5)
 
     def test_batch_major_log_probs(self) -> None:
         log_probs, targets, il, tl = problem()

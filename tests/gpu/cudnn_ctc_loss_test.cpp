@@ -82,7 +82,10 @@ void plan_checks() {
   refused(call, "label length 256", "labels longer than cuDNN's 255");
   call = call_of(CtcLengths::kHost);
   call.labels.pop_back();
-  refused(call, "add up to 8 labels, the targets hold 7", "labels short of their lengths");
+  refused(call, "add up to 8 labels, the targets hold only 7", "labels short of their lengths");
+  call = call_of(CtcLengths::kHost);
+  call.labels.push_back(0);  // padding past the lengths' sum: not read, not checked
+  check(cudnn::plan_ctc_loss(call).labels.size() == 8, "targets past the lengths' sum are left out");
   call = call_of(CtcLengths::kHost);
   call.labels[0] = 0;
   refused(call, "label 0 at position 0", "the blank as a label");

@@ -8,7 +8,8 @@
 // layout as cuDNN's graph expects.
 //
 // The bias (attn_mask after stock's boolean conversion) is made 4-d, its L and S expanded,
-// in the query's dtype, its rows padded to 16 bytes as cuDNN wants them aligned. Operands
+// in the query's dtype (a float mask on half or bfloat16 attention, as stock takes it, is
+// converted), its rows padded to 16 bytes as cuDNN wants them aligned. Operands
 // whose head dim is not contiguous are made so. Dropout is refused: sdp_choice.cpp never
 // picks cuDNN for it.
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include <ATen/ops/full.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/SymInt.h>
 #include <torch/library.h>
@@ -86,8 +88,8 @@ std::optional<Tensor> bias_of(const std::optional<Tensor>& attn_bias, const Tens
     bias = at::where(bias, at::zeros({}, query.options()),
                      at::full({}, -std::numeric_limits<double>::infinity(), query.options()));
   }
-  TORCH_CHECK(bias.scalar_type() == query.scalar_type(), kOp, ": attn_bias must be bool or the query's dtype ",
-              query.scalar_type(), ", got ", bias.scalar_type());
+  TORCH_CHECK(at::isFloatingType(bias.scalar_type()), kOp, ": attn_bias must be bool or floating, got ",
+              bias.scalar_type());
   TORCH_CHECK(bias.dim() >= 2 && bias.dim() <= 4, kOp, ": attn_bias must be 2-d to 4-d, got ", bias.sizes());
   while (bias.dim() < 4) bias = bias.unsqueeze(0);
   const int64_t s_q = query.size(2), padded = (s_kv + 7) / 8 * 8;
@@ -142,7 +144,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
   check_operands(q, k, v, dropout_p);
   const c10::DeviceGuard guard(q.device());
   const int64_t batch = q.size(0), heads = q.size(1), s_q = q.size(2), s_kv = k.size(2);
-  Tensor out = matching_layout(query_t, {batch, heads, s_q, v.size(3)});
+  Tensor out = matching_layout(q, {batch, heads, s_q, v.size(3)});
   Tensor logsumexp = at::empty({batch, heads, s_q, 1}, q.options().dtype(at::kFloat));
   const std::optional<Tensor> bias = bias_of(attn_bias, q, s_kv);
   cudnn::AttentionCall call = call_of(cudnn::AttentionPass::kForward, q, k, v, out, bias, is_causal, scale);
@@ -179,7 +181,10 @@ std::tuple<Tensor, Tensor, Tensor> attention_backward(
     grad_out = at::empty_strided(out.sizes(), out.strides(), out.options());
     grad_out.copy_(grad_out_t);
   }
-  Tensor grad_q = at::empty_like(q), grad_k = at::empty_like(k), grad_v = at::empty_like(v);
+  // With no key, no query sees anything: zero gradients, as the math path gives.
+  const bool any_key = k.numel() > 0;
+  Tensor grad_q = any_key ? at::empty_like(q) : at::zeros_like(q);
+  Tensor grad_k = at::empty_like(k), grad_v = at::empty_like(v);
   const std::optional<Tensor> bias = bias_of(attn_bias.defined() ? std::optional<Tensor>(attn_bias) : std::nullopt,
                                              q, k.size(2));
   cudnn::AttentionCall call = call_of(cudnn::AttentionPass::kBackward, q, k, v, out, bias, is_causal, scale);
@@ -198,7 +203,7 @@ std::tuple<Tensor, Tensor, Tensor> attention_backward(
   buffers.grad_q = grad_q.data_ptr();
   buffers.grad_k = grad_k.data_ptr();
   buffers.grad_v = grad_v.data_ptr();
-  if (q.numel() > 0 && k.numel() > 0) run_plan(call, q, buffers);
+  if (q.numel() > 0 && any_key) run_plan(call, q, buffers);
   return {grad_q, grad_k, grad_v};
 }
 

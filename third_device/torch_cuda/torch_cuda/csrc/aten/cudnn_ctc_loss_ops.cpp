@@ -8,7 +8,8 @@
 // formula (_cudnn_ctc_loss_backward) scales by the costs' gradient.
 //
 // The .Tensor overload moves CPU targets and lengths to the GPU (stock moves the targets and
-// would hand cuDNN host pointers for lengths). An empty batch makes no cuDNN call.
+// would hand cuDNN host pointers for lengths). An empty batch makes no cuDNN call. The
+// gradient starts zeroed: cuDNN leaves the steps past a sample's input length unwritten.
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -18,7 +19,7 @@
 #include <ATen/TensorUtils.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/empty_like.h>
+#include <ATen/ops/zeros_like.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/ScalarType.h>
 #include <torch/library.h>
@@ -66,7 +67,7 @@ cudnn::CtcLossCall call_of(const Tensor& log_probs, cudnn::CtcLengths lengths, b
 std::tuple<Tensor, Tensor> run_call(const cudnn::CtcLossCall& call, const Tensor& log_probs,
                                     cudnn::CtcLossBuffers buffers) {
   Tensor costs = at::empty({log_probs.size(1)}, log_probs.options());
-  Tensor grad = at::empty_like(log_probs, at::MemoryFormat::Contiguous);
+  Tensor grad = at::zeros_like(log_probs, at::MemoryFormat::Contiguous);
   if (log_probs.size(1) == 0) return {costs, grad};
   std::unique_ptr<cudnn::CtcLossExecutable> executable;
   try {

@@ -11,6 +11,7 @@
 // When nothing is left, stock's "No available kernel" with each backend's reasons.
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <vector>
 
@@ -57,6 +58,16 @@ Capability capability() {
 
 bool sm90_or_sm10x(const Capability& c) { return (c.major == 9 && c.minor == 0) || c.major == 10; }
 
+// The loaded cuDNN's version, 0 where it cannot be loaded (its error then comes from the
+// first cuDNN call, not from choosing a kernel): stock's check catches the same.
+long cudnn_runtime_version() {
+  try {
+    return cudnn::runtime_version();
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 // A failed constraint: stock's warning when debugging, then no.
 template <typename... Args>
 bool refuse(bool debug, const Args&... why) {
@@ -76,6 +87,9 @@ bool dims_fit(const Params& p, bool debug) {
     if (t->stride(-1) != 1 && t->size(-1) != 1) {
       return refuse(debug, "All fused kernels require the last dimension of the input to have stride 1.");
     }
+  }
+  if (p.attn_mask.has_value() && p.attn_mask->stride(-1) != 1 && p.attn_mask->size(-1) != 1) {
+    return refuse(debug, "All fused kernels require the last dimension of the attn_mask to have stride 1.");
   }
   return true;
 }
@@ -117,7 +131,7 @@ bool cudnn_shapes_fit(const Params& p, const Capability& c, bool debug) {
                   ". Got batch size: ", p.query.size(0), ", num_heads: ", p.query.size(1));
   }
   const int64_t d_qk = p.query.size(3), d_v = p.value.size(3), s_k = p.key.size(2);
-  const bool d256 = sm90_or_sm10x(c) && cudnn::runtime_version() > 92200;
+  const bool d256 = sm90_or_sm10x(c) && cudnn_runtime_version() > 92200;
   const int64_t limit = d256 ? 256 : 128;
   if (d_qk > limit || d_v > limit) return refuse(debug, "head_dim should be no more than ", limit);
   if (d_qk % 8 != 0 || d_v % 8 != 0) return refuse(debug, "head_dim should be a multiple of 8");
@@ -169,7 +183,7 @@ std::array<SDPBackend, at::num_sdp_backends> priority_order() {
   static const bool initialised = [] {
     const bool deprioritised = c10::utils::check_env("TORCH_CUDNN_SDPA_DEPRIORITIZED") == true;
     const Capability c = capability();
-    if (!deprioritised && cudnn::runtime_version() > 91500 && (c.major == 9 || c.major == 10)) {
+    if (!deprioritised && cudnn_runtime_version() > 91500 && (c.major == 9 || c.major == 10)) {
       at::globalContext().setSDPPriorityOrder({static_cast<int64_t>(SDPBackend::cudnn_attention),
                                                static_cast<int64_t>(SDPBackend::flash_attention),
                                                static_cast<int64_t>(SDPBackend::efficient_attention),
@@ -186,10 +200,10 @@ int64_t fused_sdp_choice(const Tensor& query, const Tensor& key, const Tensor& v
                          std::optional<double> /*scale*/, bool enable_gqa) {
   const Params p{query, key, value, attn_mask, dropout_p, is_causal, enable_gqa};
   auto& ctx = at::globalContext();
-  if (!ctx.userEnabledMathSDP() && !ctx.userEnabledFlashSDP() && !ctx.userEnabledMemEfficientSDP() &&
-      !ctx.userEnabledCuDNNSDP()) {
-    return static_cast<int64_t>(SDPBackend::error);
-  }
+  TORCH_CHECK(ctx.userEnabledMathSDP() || ctx.userEnabledFlashSDP() || ctx.userEnabledMemEfficientSDP() ||
+                  ctx.userEnabledCuDNNSDP(),
+              "No viable backend for scaled_dot_product_attention was found. ",
+              "This is likely due to turning off both the math kernel and the fused kernels.");
   for (const SDPBackend backend : priority_order()) {
     switch (backend) {
       case SDPBackend::cudnn_attention:

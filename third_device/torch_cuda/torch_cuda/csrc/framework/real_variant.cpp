@@ -56,9 +56,17 @@ void register_kernels() {
 
 long cudart_version() { return CUDART_VERSION; }
 
+// Read once per device: the choices that ask (SDPA's kernel, cuDNN's conditions) ask often.
 std::pair<int, int> compute_capability(int device) {
-  const torch_core::DeviceProperties props = CudaRuntime().properties(device);
-  return {props.major, props.minor};
+  static std::mutex mutex;
+  static std::unordered_map<int, std::pair<int, int>> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto found = known.find(device);
+  if (found == known.end()) {
+    const torch_core::DeviceProperties props = CudaRuntime().properties(device);
+    found = known.emplace(device, std::make_pair(props.major, props.minor)).first;
+  }
+  return found->second;
 }
 
 std::uintptr_t current_blas_handle(torch_core::StreamHandle stream) {

@@ -41,12 +41,13 @@ void plan_host_lengths(const CtcLossCall& call, CtcLossPlan& plan) {
   plan.label_lengths = checked(call.label_lengths, 0, kMaxCtcLabelLength, "label length");
   std::int64_t total = 0;
   for (const int length : plan.label_lengths) total += length;
-  if (total != static_cast<std::int64_t>(call.labels.size())) {
-    refuse("the label lengths add up to " + std::to_string(total) + " labels, the targets hold " +
+  if (total > static_cast<std::int64_t>(call.labels.size())) {
+    refuse("the label lengths add up to " + std::to_string(total) + " labels, the targets hold only " +
            std::to_string(call.labels.size()));
   }
-  // Label 0 is cuDNN's blank.
-  plan.labels = checked(call.labels, 1, plan.alphabet() - 1, "label");
+  // Label 0 is cuDNN's blank. Targets past the lengths' sum are not read (as cuDNN reads them).
+  const std::vector<std::int64_t> read(call.labels.begin(), call.labels.begin() + total);
+  plan.labels = checked(read, 1, plan.alphabet() - 1, "label");
 }
 
 }  // namespace

@@ -67,8 +67,8 @@ struct CtcLossPlan {
 // The plan of `call`. Throws std::invalid_argument, saying which, for an empty dimension,
 // an alphabet without a label beside the blank, a size or stride beyond cuDNN's int, and
 // (host lengths) lengths that do not number the batch, an input length outside [1, T], a
-// label length outside [0, 255], labels that do not add up to the label lengths, or a
-// label outside [1, A - 1].
+// label length outside [0, 255], fewer labels than the label lengths add up to, or a label
+// outside [1, A - 1] among those read (labels past the lengths' sum are not read).
 CtcLossPlan plan_ctc_loss(const CtcLossCall& call);
 
 }  // namespace torch_cuda::cudnn

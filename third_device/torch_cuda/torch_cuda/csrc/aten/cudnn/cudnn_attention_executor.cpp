@@ -44,13 +44,23 @@ void ok(fe::error_t status, const char* step) {
 
 std::vector<std::int64_t> vec(const Dims4& d) { return {d[0], d[1], d[2], d[3]}; }
 
+// A size-1 dimension's stride is never read; an expanded one's 0 is one the frontend's
+// checks refuse, so it becomes 1, as stock's fixSizeOneDimStrideSDPA makes it.
+std::vector<std::int64_t> strides(const AttentionTensor& t) {
+  std::vector<std::int64_t> out = vec(t.strides);
+  for (int d = 0; d < 4; ++d) {
+    if (t.sizes[d] == 1 && out[d] == 0) out[d] = 1;
+  }
+  return out;
+}
+
 TensorPtr input(fe::graph::Graph& graph, const AttentionTensor& t, Uid uid, const char* name) {
   return graph.tensor(
-      fe::graph::Tensor_attributes().set_name(name).set_uid(uid).set_dim(vec(t.sizes)).set_stride(vec(t.strides)));
+      fe::graph::Tensor_attributes().set_name(name).set_uid(uid).set_dim(vec(t.sizes)).set_stride(strides(t)));
 }
 
 void output(const TensorPtr& tensor, const AttentionTensor& t, Uid uid) {
-  tensor->set_output(true).set_uid(uid).set_dim(vec(t.sizes)).set_stride(vec(t.strides));
+  tensor->set_output(true).set_uid(uid).set_dim(vec(t.sizes)).set_stride(strides(t));
 }
 
 // The statistics (B, Hq, Sq, 1), dense float.
@@ -132,8 +142,8 @@ class CudnnAttention final : public AttentionExecutable {
 // Every field of the plan, as the cache's key.
 std::string key_of(const AttentionPlan& p, int device) {
   std::ostringstream key;
-  key << device << ' ' << static_cast<int>(p.pass) << ' ' << static_cast<int>(p.data_type) << ' ' << p.has_bias << ' '
-      << p.causal << ' ' << p.stats << ' ' << p.scale;
+  key << std::hexfloat << device << ' ' << static_cast<int>(p.pass) << ' ' << static_cast<int>(p.data_type) << ' '
+      << p.has_bias << ' ' << p.causal << ' ' << p.stats << ' ' << p.scale;  // the scale exactly
   for (const AttentionTensor* t : {&p.q, &p.k, &p.v, &p.o, &p.grad_o, &p.grad_q, &p.grad_k, &p.grad_v, &p.bias}) {
     for (int d = 0; d < 4; ++d) key << ' ' << t->sizes[d] << ':' << t->strides[d];
   }
