@@ -20,10 +20,9 @@ import warnings
 import torch
 import torch.nn.functional as F
 from library_calls import RECORDED, LibraryCalls
+from no_fallback import NoFallbackCase
 from torch import nn
 from torch.nn.attention import SDPBackend, sdpa_kernel
-
-import torch_cuda
 
 CUDNN, MATH = 3, 0  # at::SDPBackend's values, as _fused_sdp_choice answers
 TOLERANCE = {torch.float16: 4e-3, torch.bfloat16: 3e-2}
@@ -49,13 +48,7 @@ def qkv(
     return [torch.randn(shape).to(dtype) for shape in shapes]
 
 
-class AttentionTestCase(unittest.TestCase):
-    def setUp(self) -> None:
-        torch.manual_seed(0)
-        torch_cuda.set_fallback_policy("error")
-
-    def tearDown(self) -> None:
-        torch_cuda.set_fallback_policy("allow")
+class AttentionTestCase(NoFallbackCase):
 
     def choice(self, tensors: list[torch.Tensor], **kwargs: object) -> int:
         return torch._fused_sdp_choice(*(t.cuda() for t in tensors), **kwargs)

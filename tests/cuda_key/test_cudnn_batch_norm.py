@@ -15,8 +15,7 @@ import unittest
 
 import torch
 from library_calls import RECORDED, LibraryCalls
-
-import torch_cuda
+from no_fallback import NoFallbackCase
 
 # (input size, memory format)
 LAYOUTS = [
@@ -45,16 +44,7 @@ def on_cuda(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     return [t.cuda() for t in tensors]
 
 
-class CudnnBatchNormTestCase(unittest.TestCase):
-    def setUp(self) -> None:
-        torch.manual_seed(0)
-        torch_cuda.set_fallback_policy("error")
-
-    def tearDown(self) -> None:
-        torch_cuda.set_fallback_policy("allow")
-
-
-class ForwardAgreesWithTheCpu(CudnnBatchNormTestCase):
+class ForwardAgreesWithTheCpu(NoFallbackCase):
     def test_training_each_layout(self) -> None:
         for size, memory_format in LAYOUTS:
             with self.subTest(size=size, memory_format=memory_format):
@@ -128,7 +118,7 @@ class ForwardAgreesWithTheCpu(CudnnBatchNormTestCase):
         torch.testing.assert_close(mean.cpu(), e_mean, rtol=1e-3, atol=1e-3)
 
 
-class BackwardAgreesWithTheCpu(CudnnBatchNormTestCase):
+class BackwardAgreesWithTheCpu(NoFallbackCase):
     def test_autograd_each_layout(self) -> None:
         for size, memory_format in LAYOUTS:
             with self.subTest(size=size, memory_format=memory_format):
@@ -167,7 +157,7 @@ class BackwardAgreesWithTheCpu(CudnnBatchNormTestCase):
 
 
 @unittest.skipUnless(RECORDED, "the real variant records no library calls")
-class TheCallsAreCudnns(CudnnBatchNormTestCase):
+class TheCallsAreCudnns(NoFallbackCase):
     def test_each_pass_is_one_cudnn_call(self) -> None:
         x = torch.randn(2, 3, 4, 4, device="cuda", requires_grad=True)
         weight, bias, running_mean, running_var = on_cuda(parameters(3))
@@ -189,7 +179,7 @@ class TheCallsAreCudnns(CudnnBatchNormTestCase):
         )
 
 
-class BadInput(CudnnBatchNormTestCase):
+class BadInput(NoFallbackCase):
     def test_stock_checks_and_messages(self) -> None:
         x = torch.randn(2, 3, 4, 4, device="cuda")
         weight, bias, running_mean, running_var = on_cuda(parameters(3))

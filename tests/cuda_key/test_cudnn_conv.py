@@ -16,8 +16,7 @@ import unittest
 import torch
 import torch.nn.functional as F
 from library_calls import RECORDED, LibraryCalls
-
-import torch_cuda
+from no_fallback import NoFallbackCase
 
 CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
@@ -46,16 +45,7 @@ def cudnn_convolution(
     )
 
 
-class CudnnConvTestCase(unittest.TestCase):
-    def setUp(self) -> None:
-        torch.manual_seed(0)
-        torch_cuda.set_fallback_policy("error")
-
-    def tearDown(self) -> None:
-        torch_cuda.set_fallback_policy("allow")
-
-
-class ForwardAgreesWithTheCpu(CudnnConvTestCase):
+class ForwardAgreesWithTheCpu(NoFallbackCase):
     def test_each_shape_and_memory_format(self) -> None:
         for input_size, weight_size, padding, stride, dilation, groups in SHAPES:
             dims = len(input_size) - 2
@@ -123,7 +113,7 @@ class ForwardAgreesWithTheCpu(CudnnConvTestCase):
         torch.testing.assert_close(out.cpu(), F.conv2d(x, w, padding=1), rtol=1e-5, atol=1e-5)
 
 
-class TransposeAgreesWithTheCpu(CudnnConvTestCase):
+class TransposeAgreesWithTheCpu(NoFallbackCase):
     def test_each_shape_with_output_padding(self) -> None:
         for input_size, weight_size, padding, stride, dilation, groups in SHAPES:
             dims = len(input_size) - 2
@@ -158,7 +148,7 @@ class TransposeAgreesWithTheCpu(CudnnConvTestCase):
                 torch.testing.assert_close(got.cpu().double(), expected, rtol=1e-5, atol=1e-5)
 
 
-class GradientsFlow(CudnnConvTestCase):
+class GradientsFlow(NoFallbackCase):
     def test_autograd_through_cudnn_convolution(self) -> None:
         x = torch.randn(2, 4, 6, 6, dtype=torch.float64)
         w = torch.randn(6, 2, 3, 3, dtype=torch.float64)
@@ -171,7 +161,7 @@ class GradientsFlow(CudnnConvTestCase):
 
 
 @unittest.skipUnless(RECORDED, "the real variant records no library calls")
-class PlansAreCuDnnCalls(CudnnConvTestCase):
+class PlansAreCuDnnCalls(NoFallbackCase):
     def test_an_algorithm_is_chosen_once_per_shape(self) -> None:
         x, w = torch.randn(1, 3, 11, 13).cuda(), torch.randn(2, 3, 3, 3).cuda()
         with LibraryCalls() as calls:
@@ -206,7 +196,7 @@ class PlansAreCuDnnCalls(CudnnConvTestCase):
         )
 
 
-class BadInputs(CudnnConvTestCase):
+class BadInputs(NoFallbackCase):
     def test_integer_tensors_are_refused_with_what_to_do(self) -> None:
         x = torch.ones(1, 1, 3, 3, dtype=torch.int64, device="cuda")
         with self.assertRaisesRegex(

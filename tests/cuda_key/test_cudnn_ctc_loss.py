@@ -18,8 +18,7 @@ import unittest
 import torch
 import torch.nn.functional as F
 from library_calls import RECORDED, LibraryCalls
-
-import torch_cuda
+from no_fallback import NoFallbackCase
 
 
 def problem(
@@ -32,16 +31,7 @@ def problem(
     return log_probs, targets, [steps] * batch, target_lengths
 
 
-class CtcTestCase(unittest.TestCase):
-    def setUp(self) -> None:
-        torch.manual_seed(0)
-        torch_cuda.set_fallback_policy("error")
-
-    def tearDown(self) -> None:
-        torch_cuda.set_fallback_policy("allow")
-
-
-class ChoosesCudnnAsStock(CtcTestCase):
+class ChoosesCudnnAsStock(NoFallbackCase):
     def test_the_conditions(self) -> None:
         log_probs, targets, il, tl = problem()
         lp = log_probs.cuda()
@@ -72,7 +62,7 @@ class ChoosesCudnnAsStock(CtcTestCase):
         self.assertFalse(torch._use_cudnn_ctc_loss(lp, targets.cuda(), as_int[0], longer, 0))
 
 
-class AgreesWithTheCpu(CtcTestCase):
+class AgreesWithTheCpu(NoFallbackCase):
     def test_ctc_loss_forward_and_backward(self) -> None:
         log_probs, targets, il, tl = problem()
         for reduction in ("none", "mean", "sum"):
@@ -172,7 +162,7 @@ class AgreesWithTheCpu(CtcTestCase):
         self.assertEqual(grad.shape, (5, 0, 4))
 
 
-class RefusesAsStock(CtcTestCase):
+class RefusesAsStock(NoFallbackCase):
     def test_bad_operands(self) -> None:
         log_probs, targets, il, tl = problem()
         lp = log_probs.cuda()

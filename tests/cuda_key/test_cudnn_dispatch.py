@@ -20,9 +20,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from library_calls import RECORDED, LibraryCalls
+from no_fallback import NoFallbackCase
 from torch import nn
-
-import torch_cuda
 
 
 def pinned_cudnn_version() -> int:
@@ -38,16 +37,8 @@ def cudnn_calls(calls: dict[str, int]) -> set[str]:
     return {name for name in calls if name.startswith("cudnn")}
 
 
-class DispatchTestCase(unittest.TestCase):
-    def setUp(self) -> None:
-        torch.manual_seed(0)
-        torch_cuda.set_fallback_policy("error")
-        self._tf32 = torch.backends.cudnn.allow_tf32
-        torch.backends.cudnn.allow_tf32 = False
-
-    def tearDown(self) -> None:
-        torch_cuda.set_fallback_policy("allow")
-        torch.backends.cudnn.allow_tf32 = self._tf32
+class DispatchTestCase(NoFallbackCase):
+    tf32_off = True
 
 
 class BackendsCudnnAnswersAsStock(DispatchTestCase):

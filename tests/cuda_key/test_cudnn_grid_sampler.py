@@ -15,8 +15,7 @@ import unittest
 import torch
 import torch.nn.functional as F
 from library_calls import RECORDED, LibraryCalls
-
-import torch_cuda
+from no_fallback import NoFallbackCase
 
 
 def expected_sample(x: torch.Tensor, grid: torch.Tensor) -> torch.Tensor:
@@ -31,16 +30,7 @@ def grid_of(n: int, h: int, w: int, dtype: torch.dtype = torch.float64) -> torch
     return grid
 
 
-class CudnnGridSamplerTestCase(unittest.TestCase):
-    def setUp(self) -> None:
-        torch.manual_seed(0)
-        torch_cuda.set_fallback_policy("error")
-
-    def tearDown(self) -> None:
-        torch_cuda.set_fallback_policy("allow")
-
-
-class AgreesWithTheCpu(CudnnGridSamplerTestCase):
+class AgreesWithTheCpu(NoFallbackCase):
     def test_forward_and_backward(self) -> None:
         for layout in (torch.contiguous_format, torch.channels_last):
             with self.subTest(layout=layout):
@@ -84,7 +74,7 @@ class AgreesWithTheCpu(CudnnGridSamplerTestCase):
 
 
 @unittest.skipUnless(RECORDED, "the real variant records no library calls")
-class TheCallsAreCudnns(CudnnGridSamplerTestCase):
+class TheCallsAreCudnns(NoFallbackCase):
     def test_one_call_each_way(self) -> None:
         x = torch.randn(1, 2, 4, 4, device="cuda", requires_grad=True)
         grid = grid_of(1, 3, 3, torch.float32).cuda()
@@ -98,7 +88,7 @@ class TheCallsAreCudnns(CudnnGridSamplerTestCase):
 INVALID = "Invalid arguments to cudnn_grid_sampler_forward"
 
 
-class BadInput(CudnnGridSamplerTestCase):
+class BadInput(NoFallbackCase):
     def test_stock_checks_and_messages(self) -> None:
         x = torch.randn(2, 3, 4, 4, device="cuda")
         with self.assertRaisesRegex(RuntimeError, "same batch size"):

@@ -17,9 +17,8 @@ import unittest
 
 import torch
 from library_calls import RECORDED, LibraryCalls
+from no_fallback import NoFallbackCase
 from torch import nn
-
-import torch_cuda
 
 # cuDNN's modes, torch._C._cudnn.RNNMode's values
 MODES = {"RNN_RELU": 0, "RNN_TANH": 1, "LSTM": 2, "GRU": 3}
@@ -78,16 +77,8 @@ def backward_both(cpu: tuple, gpu: tuple) -> None:
         g.backward(grad.cuda(), retain_graph=True)
 
 
-class CudnnRnnTestCase(unittest.TestCase):
-    def setUp(self) -> None:
-        torch.manual_seed(0)
-        torch_cuda.set_fallback_policy("error")
-        self._tf32 = torch.backends.cudnn.allow_tf32
-        torch.backends.cudnn.allow_tf32 = False
-
-    def tearDown(self) -> None:
-        torch_cuda.set_fallback_policy("allow")
-        torch.backends.cudnn.allow_tf32 = self._tf32
+class CudnnRnnTestCase(NoFallbackCase):
+    tf32_off = True
 
     def check(self, rnn: nn.RNNBase, batch_sizes: list[int] | None = None) -> None:
         """rnn on the CPU and as cuDNN plans agree, forward and backward."""
