@@ -40,7 +40,6 @@ struct Params {
   const Tensor& value;
   const std::optional<Tensor>& attn_mask;
   double dropout;
-  bool is_causal;
   bool enable_gqa;
 };
 
@@ -196,9 +195,10 @@ std::array<SDPBackend, at::num_sdp_backends> priority_order() {
 }
 
 int64_t fused_sdp_choice(const Tensor& query, const Tensor& key, const Tensor& value,
-                         const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
+                         const std::optional<Tensor>& attn_mask, double dropout_p, bool /*is_causal*/,
                          std::optional<double> /*scale*/, bool enable_gqa) {
-  const Params p{query, key, value, attn_mask, dropout_p, is_causal, enable_gqa};
+  // Stock's cuDNN conditions do not ask is_causal; only flash attention's do.
+  const Params p{query, key, value, attn_mask, dropout_p, enable_gqa};
   auto& ctx = at::globalContext();
   TORCH_CHECK(ctx.userEnabledMathSDP() || ctx.userEnabledFlashSDP() || ctx.userEnabledMemEfficientSDP() ||
                   ctx.userEnabledCuDNNSDP(),
