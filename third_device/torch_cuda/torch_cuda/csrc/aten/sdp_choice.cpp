@@ -25,7 +25,6 @@
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_version.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
-#include "third_device/torch_cuda/torch_cuda/csrc/framework/variant.h"
 #include "torch_core/csrc/aten/engine/stub_slot.h"
 
 namespace torch_cuda::native {
@@ -49,9 +48,7 @@ struct Capability {
 };
 
 Capability capability() {
-  torch_core::Backend& b = backend();
-  b.initialize();
-  const auto [major, minor] = variant::compute_capability(b.current_device());
+  const auto [major, minor] = current_compute_capability();
   return {major, minor};
 }
 

@@ -29,4 +29,10 @@ torch_core::Backend& backend() {
   return the_backend;
 }
 
+std::pair<int, int> current_compute_capability() {
+  torch_core::Backend& b = backend();
+  b.initialize();
+  return variant::compute_capability(b.current_device());
+}
+
 }  // namespace torch_cuda

@@ -20,6 +20,10 @@ inline constexpr const char* kFallbackPolicyEnv = "TORCH_CUDA_FALLBACK";
 // later calls return it. The runtime itself is created on first use of the device.
 torch_core::Backend& backend();
 
+// The current device's compute capability (major, minor), as stock's checks read
+// getCurrentDeviceProperties (variant::compute_capability); the runtime made if need be.
+std::pair<int, int> current_compute_capability();
+
 // Operator Op (an at::_ops struct) on the CPU through the CUDA key's fallback (counted,
 // policy applied): what a native kernel calls for the cases it does not cover.
 template <class Op, class... Args>

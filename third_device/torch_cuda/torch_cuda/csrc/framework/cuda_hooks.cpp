@@ -21,12 +21,7 @@ long CUDAHooks::versionCUDART() const { return variant::cudart_version(); }
 
 namespace {
 
-// The current device's compute capability major (stock reads getCurrentDeviceProperties).
-int current_major() {
-  torch_core::Backend& b = backend();
-  b.initialize();
-  return variant::compute_capability(b.current_device()).first;
-}
+int current_major() { return current_compute_capability().first; }
 
 }  // namespace
 

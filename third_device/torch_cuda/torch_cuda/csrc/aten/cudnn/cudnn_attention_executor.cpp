@@ -4,8 +4,9 @@
 // sdpa node (the plan's scale, bias and top-left causal mask, statistics when training) or
 // an sdpa_backward node, validated, lowered to cuDNN's backend, planned by heuristic A,
 // checked for support and built. A built graph is kept per device and plan, as stock caches
-// its graphs; running it binds the thread's cuDNN handle to the stream and executes with the
-// buffers' pointers.
+// its graphs (and as conv_cache keeps convolutions: built outside the lock, never destroyed,
+// since a graph's descriptors must not outlive the driver's teardown at exit); running it
+// binds the thread's cuDNN handle to the stream and executes with the buffers' pointers.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <cudnn_frontend.h>
@@ -153,14 +154,19 @@ std::string key_of(const AttentionPlan& p, int device) {
 }  // namespace
 
 std::shared_ptr<const AttentionExecutable> attention_executable(const AttentionPlan& plan) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const AttentionExecutable>> built;
+  static std::mutex* const mutex = new std::mutex;
+  static auto* const built = new std::map<std::string, std::shared_ptr<const AttentionExecutable>>;
   const int device = current_device();
   const std::string key = key_of(plan, device);
-  const std::lock_guard<std::mutex> lock(mutex);
-  auto found = built.find(key);
-  if (found == built.end()) found = built.emplace(key, std::make_shared<CudnnAttention>(plan, device)).first;
-  return found->second;
+  {
+    const std::lock_guard<std::mutex> lock(*mutex);
+    const auto found = built->find(key);
+    if (found != built->end()) return found->second;
+  }
+  // Built outside the lock: building lowers the graph and asks cuDNN's heuristics.
+  std::shared_ptr<const AttentionExecutable> made = std::make_shared<CudnnAttention>(plan, device);
+  const std::lock_guard<std::mutex> lock(*mutex);
+  return built->emplace(key, std::move(made)).first->second;
 }
 
 }  // namespace torch_cuda::cudnn
