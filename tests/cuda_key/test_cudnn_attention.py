@@ -5,7 +5,10 @@ torch's math attention otherwise, or where torch.nn.attention.sdpa_kernel and
 torch.backends.cuda say so), and _scaled_dot_product_cudnn_attention with its backward are
 cuDNN frontend graphs (sdpa, sdpa_backward) that agree with the CPU: causal (top left, also
 over a longer key), boolean and additive masks, grouped-query attention, transposed layouts,
-a transformer block's step.
+a transformer block's step. Dropout draws its mask from the default generator as stock's
+cuDNN attention does (seed and offset handed to backward, the generator advanced by one draw
+per score, fresh masks at each replay of a captured graph); with the mask read back (the
+value the identity), output and gradients agree with the CPU's attention under that mask.
 
 On the simulated variant the graphs run on the host with cuDNN's semantics (the softmax's
 probabilities rounded to the data type before the second product), so a wrong stride, head
@@ -62,6 +65,7 @@ class ChoosesAsStock(AttentionTestCase):
                 self.assertEqual(self.choice(qkv(dtype)), CUDNN)
                 grouped = qkv(dtype, heads=4, kv_heads=2)
                 self.assertEqual(self.choice(grouped, enable_gqa=True), CUDNN)
+                self.assertEqual(self.choice(qkv(dtype), dropout_p=0.1), CUDNN)
 
     def test_math_otherwise(self) -> None:
         cases = {
@@ -69,7 +73,6 @@ class ChoosesAsStock(AttentionTestCase):
             "head dim 20": (qkv(d=20), {}),
             "head dim 264": (qkv(d=264), {}),
             "key length 1": (qkv(s_kv=1), {}),
-            "dropout": (qkv(), {"dropout_p": 0.1}),
             "grouped without enable_gqa": (qkv(heads=4, kv_heads=2), {}),
         }
         for name, (tensors, kwargs) in cases.items():
@@ -229,8 +232,114 @@ class TheOperator(AttentionTestCase):
         with self.assertRaisesRegex(ValueError, "half and bfloat16"):
             torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True)
         q, k, v = (t.cuda() for t in qkv())
-        with self.assertRaisesRegex(RuntimeError, "takes no dropout"):
-            torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True, 0.5)
+        with self.assertRaisesRegex(ValueError, "dropout probability 1.5"):
+            torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True, 1.5)
+        _, lse, *_ = torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True)
+        backward = torch.ops.aten._scaled_dot_product_cudnn_attention_backward
+        with self.assertRaisesRegex(RuntimeError, "philox_seed must be the forward's"):
+            cpu_word = torch.zeros(())
+            backward(q, q, k, v, q, lse, cpu_word, cpu_word, None, None, None, 16, 16, 0.5, False)
+
+
+DROPOUT = 0.25
+
+
+def probabilities(q: torch.Tensor, k: torch.Tensor, causal: bool) -> torch.Tensor:
+    """softmax(Q K^T / sqrt(d)) on the CPU in float, top-left causal if asked."""
+    scores = q.float() @ k.float().transpose(-1, -2) / q.shape[-1] ** 0.5
+    if causal:
+        hidden = torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1)
+        scores = scores.masked_fill(hidden, float("-inf"))
+    return scores.softmax(-1)
+
+
+@unittest.skipUnless(PREFERS_CUDNN, NOT_PREFERRED)
+class Dropout(AttentionTestCase):
+    def kept(
+        self, q: torch.Tensor, k: torch.Tensor, seed: int, causal: bool = False
+    ) -> torch.Tensor:
+        """Which probabilities the call from `seed` keeps: with the identity as the value,
+        the output is P * keep / (1 - p), each entry 0 or P / (1 - p)."""
+        s_kv = k.shape[2]
+        eye = torch.eye(s_kv, dtype=q.dtype).expand(q.shape[0], k.shape[1], s_kv, s_kv)
+        torch.cuda.manual_seed(seed)
+        out = F.scaled_dot_product_attention(
+            q.cuda(), k.cuda(), eye.cuda(), dropout_p=DROPOUT, is_causal=causal
+        )
+        probs = probabilities(q, k, causal)
+        ratio = (out.cpu().float() / probs).where(probs > 1e-3, 0.0)
+        kept = ratio > 0.5
+        expected = kept.float() / (1 - DROPOUT)
+        torch.testing.assert_close(ratio, expected, atol=0, rtol=1e-2, msg="not 0 or 1/(1-p)")
+        return kept
+
+    def test_chosen_with_dropout(self) -> None:
+        self.assertEqual(self.choice(qkv(), dropout_p=DROPOUT), CUDNN)
+
+    def test_the_mask(self) -> None:
+        q, k, _ = qkv(s_kv=32)
+        kept = self.kept(q, k, seed=1)
+        self.assertAlmostEqual(kept.float().mean().item(), 1 - DROPOUT, delta=0.03)
+        self.assertTrue(torch.equal(kept, self.kept(q, k, seed=1)), "one seed, two masks")
+        self.assertFalse(torch.equal(kept, self.kept(q, k, seed=2)), "two seeds, one mask")
+
+    def test_agrees_with_the_cpu_under_its_mask(self) -> None:
+        for dtype in (torch.float16, torch.bfloat16):
+            for causal in (False, True):
+                with self.subTest(dtype=dtype, causal=causal):
+                    self.check_gradients(qkv(dtype, s_kv=32), causal)
+
+    def check_gradients(self, tensors: list[torch.Tensor], causal: bool) -> None:
+        keep = self.kept(tensors[0], tensors[1], seed=3, causal=causal).float() / (1 - DROPOUT)
+        grad = torch.randn(*tensors[0].shape[:3], tensors[2].shape[-1])
+        torch.cuda.manual_seed(3)
+        leaves = [t.cuda().requires_grad_() for t in tensors]
+        with LibraryCalls() as calls:
+            out = F.scaled_dot_product_attention(*leaves, dropout_p=DROPOUT, is_causal=causal)
+            out.backward(grad.cuda().to(out.dtype))
+        cpu = [t.float().requires_grad_() for t in tensors]
+        expected = (probabilities(cpu[0], cpu[1], causal) * keep) @ cpu[2]
+        expected.backward(grad)
+        tol = TOLERANCE[tensors[0].dtype]
+        got = [out.detach().cpu().float()] + [t.grad.cpu().float() for t in leaves]
+        want = [expected.detach()] + [t.grad for t in cpu]
+        for name, g, w in zip(("output", "dq", "dk", "dv"), got, want, strict=True):
+            torch.testing.assert_close(g, w, atol=tol, rtol=tol, msg=lambda m, n=name: f"{n}: {m}")
+        if RECORDED:
+            self.assertEqual(calls.made.get("cudnn_frontend::sdpa_backward"), 1)
+
+    def test_the_generator_as_stocks(self) -> None:
+        q, k, v = (t.cuda() for t in qkv(s_kv=32))
+        generator = torch.cuda.default_generators[torch.cuda.current_device()]
+        torch.cuda.manual_seed(5)
+        before = generator.get_offset()
+        attention = torch.ops.aten._scaled_dot_product_cudnn_attention
+        *_, seed, offset, _ = attention(q, k, v, None, True, DROPOUT)
+        self.assertEqual((seed.item(), offset.item()), (generator.initial_seed(), before))
+        scores = 2 * 4 * 16 * 32
+        self.assertEqual(generator.get_offset() - before, scores, "one draw per score")
+        attention(q, k, v, None, True, 0.0)
+        self.assertEqual(generator.get_offset() - before, scores, "no draw without dropout")
+
+    def test_graph_replays_draw_fresh_masks(self) -> None:
+        q, k, v = (t.cuda() for t in qkv())
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            F.scaled_dot_product_attention(q, k, v, dropout_p=DROPOUT)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = F.scaled_dot_product_attention(q, k, v, dropout_p=DROPOUT)
+        generator = torch.cuda.default_generators[torch.cuda.current_device()]
+        offset = generator.get_offset()
+        graph.replay()
+        first = out.clone()
+        graph.replay()
+        self.assertFalse(torch.equal(first, out), "two replays drew one mask")
+        generator.set_offset(offset)
+        eager = F.scaled_dot_product_attention(q, k, v, dropout_p=DROPOUT)
+        self.assertTrue(torch.equal(first, eager), "a replay drew what an eager call draws")
 
 
 if __name__ == "__main__":

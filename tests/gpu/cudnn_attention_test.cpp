@@ -5,8 +5,9 @@
 // statistics) and backward, in half, causal and with an additive bias, and grouped-query
 // attention (4 query heads over 2 key heads), against attention computed on the host by
 // definition (softmax of the scaled scores plus the bias, top-left causal mask; the
-// statistics the rows' log-sum-exp; the gradients of O = softmax(S) V). Without one: says
-// why, and checks that building an executable fails with a clear error.
+// statistics the rows' log-sum-exp; the gradients of O = softmax(S) V), and with dropout
+// under the mask the graph drew. Without one: says why, and checks that building an
+// executable fails with a clear error.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -82,6 +83,9 @@ void plan_checks() {
   call.q.sizes[2] = 0;
   call.o.sizes[2] = 0;
   check(contains(refusal(call, "empty"), "size 0"), "an empty query refused");
+  call = call_of(AttentionPass::kForward, 2, 2, 8, false, false);
+  call.dropout = 1.5;
+  check(contains(refusal(call, "dropout"), "not in [0, 1]"), "a dropout probability of 1.5 refused");
 }
 
 // ---- device -------------------------------------------------------------------------------
@@ -90,8 +94,11 @@ struct Reference {
   std::vector<double> o, stats, dq, dk, dv;
 };
 
+// Attention by definition; with `keep`, each probability (h, i, j) is multiplied by keep[(h *
+// 8 + i) * s_kv + j] (dropout: 0 or 1 / (1 - p)) before the product with V.
 Reference reference(const cudnn::AttentionCall& c, const std::vector<double>& q, const std::vector<double>& k,
-                    const std::vector<double>& v, const std::vector<double>& bias, const std::vector<double>& dout) {
+                    const std::vector<double>& v, const std::vector<double>& bias, const std::vector<double>& dout,
+                    const std::vector<double>* keep = nullptr) {
   const std::int64_t heads = c.q.sizes[1], kv_heads = c.k.sizes[1], s_q = 8, s_kv = c.k.sizes[2], d = 16;
   Reference r{std::vector<double>(q.size()), std::vector<double>(heads * s_q), std::vector<double>(q.size()),
               std::vector<double>(k.size()), std::vector<double>(v.size())};
@@ -110,18 +117,23 @@ Reference reference(const cudnn::AttentionCall& c, const std::vector<double>& q,
       for (std::int64_t j = 0; j < s_kv; ++j) sum += (c.causal && j > i) ? 0.0 : std::exp(p[j] - high);
       r.stats[h * s_q + i] = high + std::log(sum);
       for (std::int64_t j = 0; j < s_kv; ++j) p[j] = (c.causal && j > i) ? 0.0 : std::exp(p[j] - r.stats[h * s_q + i]);
+      std::vector<double> factor(s_kv, 1.0), z(s_kv);  // z: the probabilities after dropout
+      for (std::int64_t j = 0; j < s_kv; ++j) {
+        if (keep) factor[j] = (*keep)[(h * s_q + i) * s_kv + j];
+        z[j] = p[j] * factor[j];
+      }
       double row = 0;  // rowsum(dO * O)
       for (std::int64_t e = 0; e < d; ++e) {
-        for (std::int64_t j = 0; j < s_kv; ++j) r.o[(h * s_q + i) * d + e] += p[j] * v[(g * s_kv + j) * d + e];
+        for (std::int64_t j = 0; j < s_kv; ++j) r.o[(h * s_q + i) * d + e] += z[j] * v[(g * s_kv + j) * d + e];
         row += dout[(h * s_q + i) * d + e] * r.o[(h * s_q + i) * d + e];
       }
       for (std::int64_t j = 0; j < s_kv; ++j) {
         double dp = 0;
         for (std::int64_t e = 0; e < d; ++e) {
           dp += dout[(h * s_q + i) * d + e] * v[(g * s_kv + j) * d + e];
-          r.dv[(g * s_kv + j) * d + e] += p[j] * dout[(h * s_q + i) * d + e];
+          r.dv[(g * s_kv + j) * d + e] += z[j] * dout[(h * s_q + i) * d + e];
         }
-        const double ds = p[j] * (dp - row);
+        const double ds = p[j] * (dp * factor[j] - row);
         for (std::int64_t e = 0; e < d; ++e) {
           r.dq[(h * s_q + i) * d + e] += c.scale * ds * k[(g * s_kv + j) * d + e];
           r.dk[(g * s_kv + j) * d + e] += c.scale * ds * q[(h * s_q + i) * d + e];
@@ -138,29 +150,44 @@ std::vector<double> values(std::size_t n, int seed) {
   return out;
 }
 
-void run_case(std::int64_t heads, std::int64_t kv_heads, std::int64_t s_kv, bool causal, bool with_bias,
-              cudaStream_t stream, const std::string& name) {
-  cudnn::AttentionCall call = call_of(AttentionPass::kForward, heads, kv_heads, s_kv, causal, with_bias);
-  const std::size_t n_q = heads * 8 * 16, n_kv = kv_heads * s_kv * 16;
-  const std::vector<double> q = values(n_q, 1), k = values(n_kv, 2), v = values(n_kv, 3), dout = values(n_q, 4),
-                            bias = values(8 * s_kv, 5);
-  const Reference want = reference(call, q, k, v, bias, dout);
-  gpu_test::DeviceBuffer<__half> d_q(gpu_test::converted<__half>(q)), d_k(gpu_test::converted<__half>(k)),
-      d_v(gpu_test::converted<__half>(v)), d_bias(gpu_test::converted<__half>(bias)),
-      d_dout(gpu_test::converted<__half>(dout)), d_o{std::vector<__half>(n_q)}, d_dq{std::vector<__half>(n_q)},
+struct Inputs {
+  std::vector<double> q, k, v, bias, dout;
+};
+
+Inputs inputs_of(const cudnn::AttentionCall& call) {
+  const std::size_t n_q = call.q.sizes[1] * 8 * 16, n_kv = call.k.sizes[1] * call.k.sizes[2] * 16;
+  return {values(n_q, 1), values(n_kv, 2), values(n_kv, 3), values(8 * call.k.sizes[2], 5), values(n_q, 4)};
+}
+
+template <typename T>
+std::vector<double> doubles(const std::vector<T>& values) {
+  std::vector<double> out;
+  for (const T& value : values) out.push_back(gpu_test::to_double(value));
+  return out;
+}
+
+// `call`'s forward pass, then its backward, on the device (dropout from seed 1234, offset 8).
+Reference run_on_device(cudnn::AttentionCall call, const Inputs& in, cudaStream_t stream) {
+  const std::size_t n_q = in.q.size(), n_kv = in.k.size();
+  gpu_test::DeviceBuffer<__half> d_q(gpu_test::converted<__half>(in.q)), d_k(gpu_test::converted<__half>(in.k)),
+      d_v(gpu_test::converted<__half>(in.v)), d_bias(gpu_test::converted<__half>(in.bias)),
+      d_dout(gpu_test::converted<__half>(in.dout)), d_o{std::vector<__half>(n_q)}, d_dq{std::vector<__half>(n_q)},
       d_dk{std::vector<__half>(n_kv)}, d_dv{std::vector<__half>(n_kv)};
-  gpu_test::DeviceBuffer<float> d_stats{std::vector<float>(heads * 8)};
+  gpu_test::DeviceBuffer<float> d_stats{std::vector<float>(n_q / 16)};
+  gpu_test::DeviceBuffer<std::int64_t> seed{std::vector<std::int64_t>{1234}}, offset{std::vector<std::int64_t>{8}};
   cudnn::AttentionBuffers b;
   b.q = d_q.get();
   b.k = d_k.get();
   b.v = d_v.get();
-  b.bias = with_bias ? d_bias.get() : nullptr;
+  b.bias = call.has_bias ? d_bias.get() : nullptr;
   b.o = d_o.get();
   b.stats = d_stats.get();
   b.grad_o = d_dout.get();
   b.grad_q = d_dq.get();
   b.grad_k = d_dk.get();
   b.grad_v = d_dv.get();
+  b.dropout_seed = seed.get();
+  b.dropout_offset = offset.get();
   for (const AttentionPass pass : {AttentionPass::kForward, AttentionPass::kBackward}) {
     call.pass = pass;
     const auto executable = cudnn::attention_executable(cudnn::plan_attention(call));
@@ -169,11 +196,45 @@ void run_case(std::int64_t heads, std::int64_t kv_heads, std::int64_t s_kv, bool
     executable->run(b, stream);
     gpu_test::cuda_ok(cudaStreamSynchronize(stream), "sync");
   }
-  check(gpu_test::worst_error(d_o.to_host(), want.o) <= 1e-2, name + ": output");
-  check(gpu_test::worst_error(d_stats.to_host(), want.stats) <= 1e-3, name + ": statistics");
-  check(gpu_test::worst_error(d_dq.to_host(), want.dq) <= 2e-2, name + ": query gradient");
-  check(gpu_test::worst_error(d_dk.to_host(), want.dk) <= 2e-2, name + ": key gradient");
-  check(gpu_test::worst_error(d_dv.to_host(), want.dv) <= 2e-2, name + ": value gradient");
+  return {doubles(d_o.to_host()), doubles(d_stats.to_host()), doubles(d_dq.to_host()), doubles(d_dk.to_host()),
+          doubles(d_dv.to_host())};
+}
+
+void compare(const Reference& got, const Reference& want, const std::string& name) {
+  check(gpu_test::worst_error(got.o, want.o) <= 1e-2, name + ": output");
+  check(gpu_test::worst_error(got.stats, want.stats) <= 1e-3, name + ": statistics");
+  check(gpu_test::worst_error(got.dq, want.dq) <= 2e-2, name + ": query gradient");
+  check(gpu_test::worst_error(got.dk, want.dk) <= 2e-2, name + ": key gradient");
+  check(gpu_test::worst_error(got.dv, want.dv) <= 2e-2, name + ": value gradient");
+}
+
+void run_case(std::int64_t heads, std::int64_t kv_heads, std::int64_t s_kv, bool causal, bool with_bias,
+              cudaStream_t stream, const std::string& name) {
+  const cudnn::AttentionCall call = call_of(AttentionPass::kForward, heads, kv_heads, s_kv, causal, with_bias);
+  const Inputs in = inputs_of(call);
+  compare(run_on_device(call, in, stream), reference(call, in.q, in.k, in.v, in.bias, in.dout), name);
+}
+
+// Dropout 0.5: with the identity as the value (a key length of the head dim, 16), the output
+// is P * keep / (1 - p), which shows the mask cuDNN drew from the seed and offset; the same
+// call with another value, forward and backward, must then be attention under that mask.
+void dropout_case(cudaStream_t stream) {
+  cudnn::AttentionCall call = call_of(AttentionPass::kForward, 2, 2, 16, false, false);
+  call.dropout = 0.5;
+  const Inputs in = inputs_of(call);
+  Inputs eye = in;
+  for (std::size_t i = 0; i < eye.v.size(); ++i) eye.v[i] = (i / 16) % 16 == i % 16 ? 1.0 : 0.0;
+  const std::vector<double> probs = reference(call, in.q, in.k, eye.v, in.bias, in.dout).o;
+  const std::vector<double> dropped = run_on_device(call, eye, stream).o;
+  std::vector<double> keep(probs.size());
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    keep[i] = dropped[i] > 0.5 * probs[i] ? 2.0 : 0.0;
+    kept += keep[i] > 0 ? 1 : 0;
+    check(std::fabs(dropped[i] - keep[i] * probs[i]) <= 1e-2, "dropout: each probability dropped or doubled");
+  }
+  check(kept > probs.size() * 3 / 10 && kept < probs.size() * 7 / 10, "dropout: about half the probabilities kept");
+  compare(run_on_device(call, in, stream), reference(call, in.q, in.k, in.v, in.bias, in.dout, &keep), "dropout");
 }
 
 void device_checks(cudaStream_t stream) {
@@ -181,6 +242,7 @@ void device_checks(cudaStream_t stream) {
   run_case(2, 2, 8, false, false, stream, "plain");
   run_case(2, 2, 16, true, true, stream, "causal over a longer key, with a bias");
   run_case(4, 2, 8, false, false, stream, "grouped-query");
+  dropout_case(stream);
 }
 
 void no_device_checks() {

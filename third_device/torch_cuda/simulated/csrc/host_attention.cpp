@@ -2,11 +2,17 @@
 // compute, run on the host on the stream's worker:
 // - forward: scores S = scale * Q K^T + bias, the causal mask aligned top left (key j is
 //   hidden from query i when j > i), statistics L = the log-sum-exp of each row, P = exp(S
-//   - L) rounded to the data type (as the kernel feeds it to its second matrix product),
-//   O = P V; a row with no visible key writes zeros and an infinite-negative statistic;
-// - backward from O, dO and L: dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO * O)),
-//   dQ = scale * dS K, dK = scale * dS^T Q, summed over the query heads that share a key
-//   head.
+//   - L), with dropout Z = P * keep / (1 - p), rounded to the data type (as the kernel feeds
+//   it to its second matrix product), O = Z V; a row with no visible key writes zeros and
+//   an infinite-negative statistic;
+// - backward from O, dO and L: dV = Z^T dO, dP = (dO V^T) * keep / (1 - p),
+//   dS = P (dP - rowsum(dO * O)), dQ = scale * dS K, dK = scale * dS^T Q, summed over the
+//   query heads that share a key head.
+// Dropout keeps score (n, h, i, j) where the first draw of Philox4x32-10 subsequence
+// ((n * Hq + h) * Sq + i) * Skv + j at the call's seed and offset, as a uniform in (0, 1],
+// exceeds p: forward and backward read the same seed and offset, so they agree. (cuDNN's own
+// stream of draws is its own; the simulated variant promises only a mask of rate p that
+// both passes share.)
 // Inputs are read through their strides, sums are in double, results rounded once.
 // Runs are recorded under the frontend's graph operations they stand in for.
 #include <algorithm>
@@ -17,6 +23,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include <ATen/core/PhiloxRNGEngine.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
@@ -35,6 +42,30 @@ std::int64_t at(const AttentionTensor& t, std::int64_t b, std::int64_t h, std::i
   const auto index = [&](int dim, std::int64_t value) { return t.sizes[dim] == 1 ? 0 : value; };
   return index(0, b) * t.strides[0] + index(1, h) * t.strides[1] + i * t.strides[2] + d * t.strides[3];
 }
+
+// Which scores a pass's dropout keeps, and the factor of each (1 without dropout).
+class DropoutMask {
+ public:
+  DropoutMask(const AttentionPlan& p, const AttentionBuffers& b) : p_(p) {
+    if (p.dropout > 0.0) {  // read when the pass runs: a replayed graph's words are fresh
+      seed_ = *static_cast<const std::uint64_t*>(b.dropout_seed);
+      offset_ = *static_cast<const std::uint64_t*>(b.dropout_offset);
+    }
+  }
+
+  double factor(std::int64_t n, std::int64_t h, std::int64_t i, std::int64_t j) const {
+    if (p_.dropout == 0.0) return 1.0;
+    const auto score = static_cast<std::uint64_t>(((n * p_.q.sizes[1] + h) * p_.q.sizes[2] + i) * p_.k.sizes[2] + j);
+    at::philox_engine engine(seed_, score, offset_ / 4);  // the offset counts 32-bit draws
+    const double uniform = static_cast<double>((engine() >> 8) + 1) / 16777216.0;
+    return uniform > p_.dropout ? 1.0 / (1.0 - p_.dropout) : 0.0;
+  }
+
+ private:
+  const AttentionPlan& p_;
+  std::uint64_t seed_ = 0;
+  std::uint64_t offset_ = 0;
+};
 
 template <typename T>
 class HostAttention final : public AttentionExecutable {
@@ -78,6 +109,7 @@ class HostAttention final : public AttentionExecutable {
 
   static void attend(const AttentionPlan& p, const AttentionBuffers& b) {
     auto* stats = static_cast<float*>(b.stats);
+    const DropoutMask keep(p, b);
     for (std::int64_t n = 0; n < p.q.sizes[0]; ++n) {
       for (std::int64_t h = 0; h < p.q.sizes[1]; ++h) {
         const std::int64_t g = h / (p.q.sizes[1] / p.k.sizes[1]);
@@ -88,10 +120,14 @@ class HostAttention final : public AttentionExecutable {
           for (const double value : s) sum += high == kNegInf ? 0.0 : std::exp(value - high);
           const double lse = high == kNegInf ? kNegInf : high + std::log(sum);
           if (p.stats) stats[stats_at(p, n, h, i)] = static_cast<float>(lse);
+          std::vector<double> z(s.size(), 0.0);  // the dropped probabilities, rounded
+          for (std::size_t j = 0; j < s.size() && lse != kNegInf; ++j) {
+            z[j] = rounded(std::exp(s[j] - lse) * keep.factor(n, h, i, static_cast<std::int64_t>(j)));
+          }
           for (std::int64_t d = 0; d < p.v.sizes[3]; ++d) {
             double out = 0.0;
-            for (std::size_t j = 0; j < s.size() && lse != kNegInf; ++j) {
-              out += rounded(std::exp(s[j] - lse)) * load(b.v, at(p.v, n, g, static_cast<std::int64_t>(j), d));
+            for (std::size_t j = 0; j < s.size(); ++j) {
+              out += z[j] * load(b.v, at(p.v, n, g, static_cast<std::int64_t>(j), d));
             }
             simulated::store_element<T>(b.o, at(p.o, n, h, i, d), out);
           }
@@ -104,6 +140,7 @@ class HostAttention final : public AttentionExecutable {
     const auto* stats = static_cast<const float*>(b.stats);
     const std::int64_t kv_heads = p.k.sizes[1], s_kv = p.k.sizes[2], d_qk = p.q.sizes[3], d_v = p.v.sizes[3];
     const std::int64_t group = p.q.sizes[1] / kv_heads;
+    const DropoutMask keep(p, b);
     for (std::int64_t n = 0; n < p.q.sizes[0]; ++n) {
       // dK and dV of this batch, summed over each key head's query heads.
       std::vector<double> dk(kv_heads * s_kv * d_qk, 0.0), dv(kv_heads * s_kv * d_v, 0.0);
@@ -119,14 +156,14 @@ class HostAttention final : public AttentionExecutable {
           std::vector<double> dq(d_qk, 0.0);
           for (std::int64_t j = 0; j < s_kv; ++j) {
             if (s[j] == kNegInf || lse == kNegInf) continue;
-            const double prob = std::exp(s[j] - lse);
+            const double prob = std::exp(s[j] - lse), factor = keep.factor(n, h, i, j);
             double dp = 0.0;
             for (std::int64_t d = 0; d < d_v; ++d) {
               const double grad_out = load(b.grad_o, at(p.grad_o, n, h, i, d));
               dp += grad_out * load(b.v, at(p.v, n, g, j, d));
-              dv[(g * s_kv + j) * d_v + d] += rounded(prob) * grad_out;
+              dv[(g * s_kv + j) * d_v + d] += rounded(prob * factor) * grad_out;
             }
-            const double ds = prob * (dp - row_dot);
+            const double ds = prob * (dp * factor - row_dot);
             for (std::int64_t d = 0; d < d_qk; ++d) {
               dq[d] += p.scale * ds * load(b.k, at(p.k, n, g, j, d));
               dk[(g * s_kv + j) * d_qk + d] += p.scale * ds * load(b.q, at(p.q, n, h, i, d));

@@ -3,31 +3,41 @@
 // runs when _fused_sdp_choice (sdp_choice.cpp) picks cuDNN, with the outputs stock's meta
 // function describes: the output laid out as the query is (stock's alloc_with_matching_layout),
 // the log-sum-exp statistics (B, Hq, Sq, 1) in float, the sequence lengths as max_q and
-// max_k, zero philox seed and offset (no dropout), and no cumulative lengths or debug mask.
-// Backward returns gradients laid out as their inputs, with grad_out brought to the output's
-// layout as cuDNN's graph expects.
+// max_k, the dropout's Philox seed and offset (0-d int64 on the device; zero without
+// dropout), and no cumulative lengths or debug mask. Backward returns gradients laid out as
+// their inputs, with grad_out brought to the output's layout as cuDNN's graph expects, and
+// drops what its forward dropped (the same seed and offset).
+//
+// Dropout draws from the device's default generator as stock's: one 32-bit draw per score
+// (B * Hq * Sq * Skv) reserved, the seed and offset written on the stream (in a captured
+// graph, from the words each replay writes, as stock's unpack_cudnn kernel), so replays draw
+// fresh masks.
 //
 // The bias (attn_mask after stock's boolean conversion) is made 4-d, its L and S expanded,
 // in the query's dtype (a float mask on half or bfloat16 attention, as stock takes it, is
 // converted), its rows padded to 16 bytes as cuDNN wants them aligned. Operands
-// whose head dim is not contiguous are made so. Dropout is refused: sdp_choice.cpp never
-// picks cuDNN for it.
+// whose head dim is not contiguous are made so.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include <ATen/TensorUtils.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <ATen/ops/add.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty_strided.h>
+#include <ATen/ops/from_blob.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
@@ -40,6 +50,7 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_plan.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_operands.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
+#include "torch_core/csrc/device/philox_generator.h"
 
 namespace torch_cuda::native {
 namespace {
@@ -111,9 +122,38 @@ void run_plan(const cudnn::AttentionCall& call, const Tensor& like, cudnn::Atten
   executable->run(buffers, backend().streams().current_handle(like.device().index()));
 }
 
+// The dropout's Philox seed and offset for `scores` draws, as 0-d int64 tensors on q's device.
+std::pair<Tensor, Tensor> draw_dropout(const Tensor& q, int64_t scores) {
+  const at::Generator& generator = at::detail::getCUDAHooks().getDefaultGenerator(q.device().index());
+  auto* philox = generator.get<torch_core::PhiloxGenerator>();
+  torch_core::PhiloxInputs inputs;
+  {
+    // Note [Acquire lock when using random generators].
+    const std::lock_guard<std::mutex> lock(philox->mutex_);
+    inputs = philox->philox_inputs(static_cast<uint64_t>(scores));
+  }
+  const auto words = q.options().dtype(at::kLong);
+  Tensor seed = at::empty({}, words), offset = at::empty({}, words);
+  if (inputs.graph_seed == nullptr) {
+    seed.fill_(static_cast<int64_t>(inputs.seed));
+    offset.fill_(static_cast<int64_t>(inputs.offset));
+  } else {
+    seed.copy_(at::from_blob(const_cast<uint64_t*>(inputs.graph_seed), {}, words));
+    at::add_out(offset, at::from_blob(const_cast<uint64_t*>(inputs.graph_offset), {}, words),
+                static_cast<int64_t>(inputs.offset));
+  }
+  return {seed, offset};
+}
+
+void check_philox(const Tensor& word, const Tensor& q, const char* name) {
+  TORCH_CHECK(word.defined() && word.scalar_type() == at::kLong && word.numel() == 1 && word.device() == q.device(),
+              kOp, "_backward: with dropout, ", name, " must be the forward's one-element int64 tensor on ",
+              q.device());
+}
+
 cudnn::AttentionCall call_of(cudnn::AttentionPass pass, const Tensor& q, const Tensor& k, const Tensor& v,
                              const Tensor& out, const std::optional<Tensor>& bias, bool is_causal,
-                             std::optional<double> scale) {
+                             std::optional<double> scale, double dropout_p) {
   cudnn::AttentionCall call;
   call.pass = pass;
   call.data_type = cudnn_data_type_of(q.scalar_type(), kOp);
@@ -125,12 +165,11 @@ cudnn::AttentionCall call_of(cudnn::AttentionPass pass, const Tensor& q, const T
   if (bias) call.bias = geometry4(*bias);
   call.causal = is_causal;
   call.scale = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(3))));
+  call.dropout = dropout_p;
   return call;
 }
 
-void check_operands(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p) {
-  TORCH_CHECK(dropout_p == 0.0, kOp, ": torch_cuda's cuDNN attention takes no dropout (got ", dropout_p,
-              "); F.scaled_dot_product_attention runs torch's math attention for it");
+void check_operands(const Tensor& q, const Tensor& k, const Tensor& v) {
   at::checkAllSameGPU(kOp, {{q, "query", 1}, {k, "key", 2}, {v, "value", 3}});
   at::checkAllSameType(kOp, {{q, "query", 1}, {k, "key", 2}, {v, "value", 3}});
 }
@@ -141,14 +180,19 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
     std::optional<double> scale) {
   const Tensor q = head_dim_contiguous(query_t, "query"), k = head_dim_contiguous(key_t, "key"),
                v = head_dim_contiguous(value_t, "value");
-  check_operands(q, k, v, dropout_p);
+  check_operands(q, k, v);
   const c10::DeviceGuard guard(q.device());
   const int64_t batch = q.size(0), heads = q.size(1), s_q = q.size(2), s_kv = k.size(2);
   Tensor out = matching_layout(q, {batch, heads, s_q, v.size(3)});
   Tensor logsumexp = at::empty({batch, heads, s_q, 1}, q.options().dtype(at::kFloat));
   const std::optional<Tensor> bias = bias_of(attn_bias, q, s_kv);
-  cudnn::AttentionCall call = call_of(cudnn::AttentionPass::kForward, q, k, v, out, bias, is_causal, scale);
+  cudnn::AttentionCall call =
+      call_of(cudnn::AttentionPass::kForward, q, k, v, out, bias, is_causal, scale, dropout_p);
   call.stats = compute_log_sumexp;
+  const bool dropout = dropout_p > 0.0 && out.numel() > 0;
+  const auto [seed, offset] = dropout ? draw_dropout(q, batch * heads * s_q * s_kv)
+                                      : std::pair{at::zeros({}, q.options().dtype(at::kLong)),
+                                                  at::zeros({}, q.options().dtype(at::kLong))};
   cudnn::AttentionBuffers buffers;
   buffers.q = q.const_data_ptr();
   buffers.k = k.const_data_ptr();
@@ -156,20 +200,25 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
   buffers.bias = bias ? bias->const_data_ptr() : nullptr;
   buffers.o = out.data_ptr();
   buffers.stats = logsumexp.data_ptr();
+  buffers.dropout_seed = seed.const_data_ptr();
+  buffers.dropout_offset = offset.const_data_ptr();
   if (out.numel() > 0) run_plan(call, q, buffers);
-  const Tensor seed = at::zeros({}, q.options().dtype(at::kLong)), offset = at::zeros({}, q.options().dtype(at::kLong));
   return {out, logsumexp, Tensor(), Tensor(), c10::SymInt(s_q), c10::SymInt(s_kv), seed, offset, Tensor()};
 }
 
 std::tuple<Tensor, Tensor, Tensor> attention_backward(
     const Tensor& grad_out_t, const Tensor& query_t, const Tensor& key_t, const Tensor& value_t, const Tensor& out,
-    const Tensor& logsumexp, const Tensor& /*philox_seed*/, const Tensor& /*philox_offset*/, const Tensor& attn_bias,
+    const Tensor& logsumexp, const Tensor& philox_seed, const Tensor& philox_offset, const Tensor& attn_bias,
     const Tensor& /*cum_seq_q*/, const Tensor& /*cum_seq_k*/, c10::SymInt /*max_q*/, c10::SymInt /*max_k*/,
     double dropout_p, bool is_causal, std::optional<double> scale) {
   const Tensor q = head_dim_contiguous(query_t, "query"), k = head_dim_contiguous(key_t, "key"),
                v = head_dim_contiguous(value_t, "value");
-  check_operands(q, k, v, dropout_p);
+  check_operands(q, k, v);
   const c10::DeviceGuard guard(q.device());
+  if (dropout_p > 0.0) {
+    check_philox(philox_seed, q, "philox_seed");
+    check_philox(philox_offset, q, "philox_offset");
+  }
   TORCH_CHECK(logsumexp.scalar_type() == at::kFloat && logsumexp.is_contiguous() &&
                   logsumexp.sizes().equals({q.size(0), q.size(1), q.size(2), 1}),
               kOp, "_backward: logsumexp must be the forward's (B, H, Sq, 1) float statistics, got ",
@@ -187,7 +236,8 @@ std::tuple<Tensor, Tensor, Tensor> attention_backward(
   Tensor grad_k = at::empty_like(k), grad_v = at::empty_like(v);
   const std::optional<Tensor> bias = bias_of(attn_bias.defined() ? std::optional<Tensor>(attn_bias) : std::nullopt,
                                              q, k.size(2));
-  cudnn::AttentionCall call = call_of(cudnn::AttentionPass::kBackward, q, k, v, out, bias, is_causal, scale);
+  cudnn::AttentionCall call =
+      call_of(cudnn::AttentionPass::kBackward, q, k, v, out, bias, is_causal, scale, dropout_p);
   call.grad_o = geometry4(grad_out);
   call.grad_q = geometry4(grad_q);
   call.grad_k = geometry4(grad_k);
@@ -203,6 +253,10 @@ std::tuple<Tensor, Tensor, Tensor> attention_backward(
   buffers.grad_q = grad_q.data_ptr();
   buffers.grad_k = grad_k.data_ptr();
   buffers.grad_v = grad_v.data_ptr();
+  if (dropout_p > 0.0) {
+    buffers.dropout_seed = philox_seed.const_data_ptr();
+    buffers.dropout_offset = philox_offset.const_data_ptr();
+  }
   if (q.numel() > 0 && any_key) run_plan(call, q, buffers);
   return {grad_q, grad_k, grad_v};
 }

@@ -6,9 +6,8 @@
 // (torch.backends.cuda.enable_*_sdp, torch.nn.attention.sdpa_kernel), and cuDNN's
 // constraints with stock's reasons. torch_cuda has no flash or memory-efficient kernels
 // (they are PyTorch's own CUDA kernels, not NVIDIA libraries'), so those two are never
-// chosen, as in a stock build without them. cuDNN is not chosen for dropout either: the
-// simulated variant cannot draw cuDNN's dropout masks; torch's math attention draws its own.
-// When nothing is left, stock's "No available kernel" with each backend's reasons.
+// chosen, as in a stock build without them. When nothing is left, stock's "No available
+// kernel" with each backend's reasons.
 #include <array>
 #include <cstdint>
 #include <exception>
@@ -38,7 +37,6 @@ struct Params {
   const Tensor& key;
   const Tensor& value;
   const std::optional<Tensor>& attn_mask;
-  double dropout;
   bool enable_gqa;
 };
 
@@ -167,10 +165,6 @@ bool can_use_cudnn_attention(const Params& p, bool debug) {
     return refuse(debug, "cuDNN MHA only supports gpu architectures in the range [sm80, sm121]. Attempting to run on ",
                   "a sm ", c.major, ".", c.minor, " gpu.");
   }
-  if (p.dropout > 0.0) {
-    return refuse(debug, "torch_cuda's cuDNN attention does not take dropout (its simulated variant cannot draw ",
-                  "cuDNN's masks); torch's math attention runs with dropout.");
-  }
   return heads_fit(p, debug) && cudnn_shapes_fit(p, c, debug);
 }
 
@@ -192,10 +186,10 @@ std::array<SDPBackend, at::num_sdp_backends> priority_order() {
 }
 
 int64_t fused_sdp_choice(const Tensor& query, const Tensor& key, const Tensor& value,
-                         const std::optional<Tensor>& attn_mask, double dropout_p, bool /*is_causal*/,
+                         const std::optional<Tensor>& attn_mask, double /*dropout_p*/, bool /*is_causal*/,
                          std::optional<double> /*scale*/, bool enable_gqa) {
-  // Stock's cuDNN conditions do not ask is_causal; only flash attention's do.
-  const Params p{query, key, value, attn_mask, dropout_p, enable_gqa};
+  // Stock's cuDNN conditions ask neither dropout nor is_causal; only flash attention's do.
+  const Params p{query, key, value, attn_mask, enable_gqa};
   auto& ctx = at::globalContext();
   TORCH_CHECK(ctx.userEnabledMathSDP() || ctx.userEnabledFlashSDP() || ctx.userEnabledMemEfficientSDP() ||
                   ctx.userEnabledCuDNNSDP(),

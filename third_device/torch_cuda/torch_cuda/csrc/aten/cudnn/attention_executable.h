@@ -23,6 +23,10 @@ struct AttentionBuffers {
   void* grad_q = nullptr;
   void* grad_k = nullptr;
   void* grad_v = nullptr;
+  // With dropout: where the Philox seed and offset lie (one int64 each, device memory,
+  // read when the pass runs, so a captured graph's replays draw fresh masks).
+  const void* dropout_seed = nullptr;
+  const void* dropout_offset = nullptr;
   void* workspace = nullptr;  // workspace_size() bytes
 };
 

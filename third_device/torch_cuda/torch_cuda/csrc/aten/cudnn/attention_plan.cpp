@@ -32,6 +32,9 @@ AttentionPlan plan_attention(const AttentionCall& call) {
   if (call.data_type != DataType::kHalf && call.data_type != DataType::kBFloat16) {
     refuse("cuDNN's attention takes half and bfloat16, not float or double");
   }
+  if (!(call.dropout >= 0.0 && call.dropout <= 1.0)) {
+    refuse("the dropout probability " + std::to_string(call.dropout) + " is not in [0, 1]");
+  }
   const Dims4& q = call.q.sizes;
   for (const std::int64_t size : q) {
     if (size <= 0) refuse("the query " + shown(q) + " has a dimension of size 0");

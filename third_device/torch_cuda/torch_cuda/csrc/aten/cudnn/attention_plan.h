@@ -6,7 +6,8 @@
 //              sdpa_backward over the plan's tensors), built once per plan and device
 //   simulated  simulated/csrc/host_attention.cpp: the same call on the host with the
 //              graph's semantics (scaled scores plus the bias, the causal mask aligned top
-//              left, a softmax whose log-sum-exp is the statistics, float accumulation)
+//              left, a softmax whose log-sum-exp is the statistics, float accumulation,
+//              dropout drawn from the call's Philox seed and offset)
 // so a wrong stride, head grouping or mask fails in CI.
 //
 // Tensors are 4-d (batch, heads, sequence, head dim) through their strides, the head dim
@@ -44,6 +45,10 @@ struct AttentionCall {
   bool causal = false;
   double scale = 1.0;
   bool stats = false;  // forward: write the statistics (what backward reads)
+  // The probability of dropping an attention probability (the kept ones are scaled by
+  // 1 / (1 - dropout)); drawn from the Philox seed and offset the buffers point to, so
+  // backward drops what its forward dropped.
+  double dropout = 0.0;
 };
 
 using AttentionPlan = AttentionCall;
@@ -52,7 +57,7 @@ using AttentionPlan = AttentionCall;
 // half and bfloat16, sizes that do not agree (batch, heads, sequences, head dims), a query
 // head count that is not a multiple of the key's, an empty dimension, a head dim that is not
 // contiguous, a bias that does not broadcast to (B, Hq, Sq, Skv), or a size beyond cuDNN's
-// int.
+// int, or a dropout probability outside [0, 1].
 AttentionPlan plan_attention(const AttentionCall& call);
 
 }  // namespace torch_cuda::cudnn

@@ -1,8 +1,8 @@
 // The real variant's executor of attention_plan.h's plans: cuDNN's SDPA through its
 // frontend's graph API, as stock's cudnn/MHA.cpp builds it: the plan's tensors with their
 // dimensions and strides (half or bfloat16 in and out, float statistics and compute), an
-// sdpa node (the plan's scale, bias and top-left causal mask, statistics when training) or
-// an sdpa_backward node, validated, lowered to cuDNN's backend, planned by heuristic A,
+// sdpa node (the plan's scale, bias, top-left causal mask and dropout from the device's
+// Philox seed and offset, statistics when training) or an sdpa_backward node, validated, lowered to cuDNN's backend, planned by heuristic A,
 // checked for support and built. A built graph is kept per device and plan, as stock caches
 // its graphs (and as conv_cache keeps convolutions: built outside the lock, never destroyed,
 // since a graph's descriptors must not outlive the driver's teardown at exit); running it
@@ -33,7 +33,7 @@ namespace fe = cudnn_frontend;
 using TensorPtr = std::shared_ptr<fe::graph::Tensor_attributes>;
 
 // The uids the buffers are bound by.
-enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kBias, kGradO, kGradQ, kGradK, kGradV };
+enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kBias, kGradO, kGradQ, kGradK, kGradV, kSeed, kOffset };
 
 void ok(fe::error_t status, const char* step) {
   if (status.is_bad()) {
@@ -64,6 +64,16 @@ void output(const TensorPtr& tensor, const AttentionTensor& t, Uid uid) {
   tensor->set_output(true).set_uid(uid).set_dim(vec(t.sizes)).set_stride(strides(t));
 }
 
+// A dropout seed or offset: one int64 in device memory, as stock's MHA.cpp passes them.
+TensorPtr philox_word(fe::graph::Graph& graph, Uid uid, const char* name) {
+  return graph.tensor(fe::graph::Tensor_attributes()
+                          .set_name(name)
+                          .set_uid(uid)
+                          .set_dim({1, 1, 1, 1})
+                          .set_stride({1, 1, 1, 1})
+                          .set_data_type(fe::DataType_t::INT64));
+}
+
 // The statistics (B, Hq, Sq, 1), dense float.
 AttentionTensor stats_geometry(const AttentionPlan& p) {
   const Dims4& q = p.q.sizes;
@@ -81,10 +91,14 @@ class CudnnAttention final : public AttentionExecutable {
                     v = input(graph_, plan.v, kV, "V");
     const TensorPtr bias = plan.has_bias ? input(graph_, plan.bias, kBias, "bias") : nullptr;
     const auto scale = static_cast<float>(plan.scale);
+    const bool dropout = plan.dropout > 0.0;
+    const TensorPtr seed = dropout ? philox_word(graph_, kSeed, "seed") : nullptr;
+    const TensorPtr offset = dropout ? philox_word(graph_, kOffset, "offset") : nullptr;
     if (plan.pass == AttentionPass::kForward) {
       auto attributes = fe::graph::SDPA_attributes().set_name("sdpa").set_generate_stats(plan.stats);
       attributes.set_causal_mask(plan.causal).set_attn_scale(scale);
       if (bias) attributes.set_bias(bias);
+      if (dropout) attributes.set_dropout(static_cast<float>(plan.dropout), seed, offset);
       auto [o, stats] = graph_.sdpa(q, k, v, attributes);
       output(o, plan.o, kO);
       if (plan.stats) {
@@ -98,6 +112,7 @@ class CudnnAttention final : public AttentionExecutable {
       auto attributes = fe::graph::SDPA_backward_attributes().set_name("sdpa_backward");
       attributes.set_causal_mask(plan.causal).set_attn_scale(scale);
       if (bias) attributes.set_bias(bias);
+      if (dropout) attributes.set_dropout(static_cast<float>(plan.dropout), seed, offset);
       auto [grad_q, grad_k, grad_v] = graph_.sdpa_backward(q, k, v, o, grad_o, stats, attributes);
       output(grad_q, plan.grad_q, kGradQ);
       output(grad_k, plan.grad_k, kGradK);
@@ -122,6 +137,10 @@ class CudnnAttention final : public AttentionExecutable {
                                                         {kV, const_cast<void*>(b.v)},
                                                         {kO, b.o}};
     if (plan_.has_bias) pointers[kBias] = const_cast<void*>(b.bias);
+    if (plan_.dropout > 0.0) {
+      pointers[kSeed] = const_cast<void*>(b.dropout_seed);
+      pointers[kOffset] = const_cast<void*>(b.dropout_offset);
+    }
     if (plan_.pass == AttentionPass::kForward) {
       if (plan_.stats) pointers[kStats] = b.stats;
     } else {
@@ -144,7 +163,7 @@ class CudnnAttention final : public AttentionExecutable {
 std::string key_of(const AttentionPlan& p, int device) {
   std::ostringstream key;
   key << std::hexfloat << device << ' ' << static_cast<int>(p.pass) << ' ' << static_cast<int>(p.data_type) << ' '
-      << p.has_bias << ' ' << p.causal << ' ' << p.stats << ' ' << p.scale;  // the scale exactly
+      << p.has_bias << ' ' << p.causal << ' ' << p.stats << ' ' << p.scale << ' ' << p.dropout;  // exactly
   for (const AttentionTensor* t : {&p.q, &p.k, &p.v, &p.o, &p.grad_o, &p.grad_q, &p.grad_k, &p.grad_v, &p.bias}) {
     for (int d = 0; d < 4; ++d) key << ' ' << t->sizes[d] << ':' << t->strides[d];
   }
