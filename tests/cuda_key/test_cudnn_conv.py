@@ -1,7 +1,7 @@
 """cuDNN's convolutions on the CUDA key: torch.cudnn_convolution and
-torch.cudnn_convolution_transpose are cuDNN plans (an algorithm chosen once per shape, from
-the device's cache, then cudnnConvolutionForward or BackwardData) and agree with the CPU's
-convolutions.
+torch.cudnn_convolution_transpose are cuDNN plans (a frontend graph whose engine is chosen
+once per shape, by heuristics or, with benchmark, by timing, kept in the device's cache, then
+run as conv_fprop or conv_dgrad) and agree with the CPU's convolutions.
 
 On the simulated variant the plan runs on the host with cuDNN's semantics (the descriptors'
 strides, the filter's NCHW or NHWC format, groups, beta 0; float inputs rounded to TF32
@@ -168,12 +168,13 @@ class PlansAreCuDnnCalls(NoFallbackCase):
             for _ in range(3):
                 cudnn_convolution(x, w, [0, 0], [1, 1], [1, 1], 1)
         self.assertEqual(
-            calls.made, {"cudnnGetConvolutionForwardAlgorithm_v7": 1, "cudnnConvolutionForward": 3}
+            calls.made,
+            {"cudnn_frontend::conv_fprop::heuristics": 1, "cudnn_frontend::conv_fprop": 3},
         )
         with LibraryCalls() as calls:
             cudnn_convolution(x, w, [0, 0], [1, 1], [1, 1], 1, benchmark=True)
         self.assertEqual(
-            calls.made, {"cudnnFindConvolutionForwardAlgorithm": 1, "cudnnConvolutionForward": 1}
+            calls.made, {"cudnn_frontend::conv_fprop::autotune": 1, "cudnn_frontend::conv_fprop": 1}
         )
 
     def test_transpose_is_backward_data(self) -> None:
@@ -192,7 +193,7 @@ class PlansAreCuDnnCalls(NoFallbackCase):
             )
         self.assertEqual(
             calls.made,
-            {"cudnnGetConvolutionBackwardDataAlgorithm_v7": 1, "cudnnConvolutionBackwardData": 1},
+            {"cudnn_frontend::conv_dgrad::heuristics": 1, "cudnn_frontend::conv_dgrad": 1},
         )
 
 

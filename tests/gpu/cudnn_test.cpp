@@ -106,6 +106,9 @@ void plan_checks() {
   key.benchmark = true;
   plan = cudnn::plan_conv(key);
   check(plan.deterministic_only && plan.benchmark, "deterministic and benchmark carried");
+  const std::string untimed = gpu_test::thrown<std::invalid_argument>(
+      [&] { cudnn::make_conv_executable(plan, {}); }, "benchmark without the call's buffers");
+  check(contains(untimed, "call's buffers"), "benchmark without buffers refused before any device call");
 
   Shape nhwc = shape;
   nhwc.channels_last = true;
@@ -138,7 +141,6 @@ void plan_checks() {
 }
 
 void cache_checks() {
-  cudnn::ConvCache cache;
   int made = 0;
   const auto factory = [&made](const cudnn::ConvPlan&) -> std::unique_ptr<cudnn::ConvExecutable> {
     ++made;
@@ -146,13 +148,38 @@ void cache_checks() {
   };
   const cudnn::ConvKey key = key_of(basic_shape(), ConvDirection::kForward, DataType::kFloat);
   const cudnn::ConvPlan plan = cudnn::plan_conv(key);
-  cache.lookup(key, plan, factory);
-  cache.lookup(key, plan, factory);
-  cudnn::ConvKey other = key;
+  cudnn::ConvKey other = key, third = key;
   other.direction = ConvDirection::kBackwardFilter;
-  cache.lookup(other, plan, factory);
-  check(made == 2 && cache.size() == 2, "one executable per key");
+  third.direction = ConvDirection::kBackwardData;
+
+  cudnn::ConvCache unbounded(0);
+  unbounded.lookup(key, plan, factory);
+  unbounded.lookup(key, plan, factory);
+  unbounded.lookup(other, plan, factory);
+  check(made == 2 && unbounded.size() == 2, "one executable per key");
   check(cudnn::ConvKeyHash{}(key) != cudnn::ConvKeyHash{}(other), "directions hash apart");
+
+  made = 0;
+  cudnn::ConvCache two(2);
+  two.lookup(key, plan, factory);
+  two.lookup(other, plan, factory);
+  two.lookup(key, plan, factory);    // key is now the most recent
+  two.lookup(third, plan, factory);  // evicts other
+  check(made == 3 && two.size() == 2, "a bound of 2 keeps 2");
+  two.lookup(key, plan, factory);
+  check(made == 3, "the most recently used survives eviction");
+  two.lookup(other, plan, factory);
+  check(made == 4, "the least recently used was evicted");
+
+  made = 0;
+  cudnn::ConvCache none(-1);
+  none.lookup(key, plan, factory);
+  none.lookup(key, plan, factory);
+  check(made == 2 && none.size() == 0, "a negative bound keeps nothing");
+
+  check(cudnn::conv_cache_limit(nullptr) == 10000, "10,000 by default, as stock's");
+  check(cudnn::conv_cache_limit("7") == 7 && cudnn::conv_cache_limit("-1") == -1, "the variable's value");
+  check(cudnn::conv_cache_limit("lots") == 10000 && cudnn::conv_cache_limit("") == 10000, "not an integer: 10,000");
 }
 
 // ---- device -------------------------------------------------------------------------------
@@ -235,9 +262,16 @@ void run_case(const Shape& s, DataType data_type, ConvDirection direction, bool 
   const Reference expected = reference(s, key, x, w, dy);
   gpu_test::DeviceBuffer<T> dx(converted<T>(x)), dw(converted<T>(w)),
       dout(converted<T>(direction == ConvDirection::kForward ? std::vector<double>(dy.size(), 0.0) : dy));
-  const auto executable = cudnn::make_conv_executable(cudnn::plan_conv(key));
+  const cudnn::ConvBuffers buffers{dx.get(), dw.get(), dout.get()};
+  std::vector<std::unique_ptr<gpu_test::DeviceBuffer<char>>> tuning_areas;
+  const cudnn::ConvTuning tuning{buffers, stream, [&](std::int64_t bytes) {
+                                   tuning_areas.push_back(std::make_unique<gpu_test::DeviceBuffer<char>>(
+                                       std::vector<char>(static_cast<std::size_t>(bytes))));
+                                   return static_cast<void*>(tuning_areas.back()->get());
+                                 }};
+  const auto executable = cudnn::make_conv_executable(cudnn::plan_conv(key), tuning);
   gpu_test::DeviceBuffer<char> workspace(std::vector<char>(static_cast<std::size_t>(executable->workspace_size())));
-  executable->run({dx.get(), dw.get(), dout.get()}, workspace.bytes_ptr(), stream);
+  executable->run(buffers, workspace.bytes_ptr(), stream);
   gpu_test::cuda_ok(cudaStreamSynchronize(stream), "sync");
   const std::vector<T> got = direction == ConvDirection::kForward        ? dout.to_host()
                              : direction == ConvDirection::kBackwardData ? dx.to_host()
@@ -272,7 +306,7 @@ void device_checks(cudaStream_t stream) {
 void no_device_checks() {
   const cudnn::ConvPlan plan = cudnn::plan_conv(key_of(basic_shape(), ConvDirection::kForward, DataType::kFloat));
   const std::string message =
-      gpu_test::thrown<std::runtime_error>([&] { cudnn::make_conv_executable(plan); }, "an executable without a GPU");
+      gpu_test::thrown<std::runtime_error>([&] { cudnn::make_conv_executable(plan, {}); }, "without a GPU");
   check(contains(message, "CUDA") || contains(message, "cuDNN"), "the no-device error names CUDA or cuDNN: " + message);
 }
 

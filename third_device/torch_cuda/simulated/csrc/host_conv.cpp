@@ -33,13 +33,15 @@ using simulated::offset_of;
 
 // The cuDNN calls each direction stands in for: choosing an algorithm by heuristics or by
 // timing (benchmark), and running it.
+// The frontend's calls this stands in for, per direction: choosing by heuristics or, with
+// benchmark, by timing the candidates; running the graph.
 constexpr const char* kChooseCalls[3][2] = {
-    {"cudnnGetConvolutionForwardAlgorithm_v7", "cudnnFindConvolutionForwardAlgorithm"},
-    {"cudnnGetConvolutionBackwardDataAlgorithm_v7", "cudnnFindConvolutionBackwardDataAlgorithm"},
-    {"cudnnGetConvolutionBackwardFilterAlgorithm_v7", "cudnnFindConvolutionBackwardFilterAlgorithm"},
+    {"cudnn_frontend::conv_fprop::heuristics", "cudnn_frontend::conv_fprop::autotune"},
+    {"cudnn_frontend::conv_dgrad::heuristics", "cudnn_frontend::conv_dgrad::autotune"},
+    {"cudnn_frontend::conv_wgrad::heuristics", "cudnn_frontend::conv_wgrad::autotune"},
 };
-constexpr const char* kRunCalls[3] = {"cudnnConvolutionForward", "cudnnConvolutionBackwardData",
-                                      "cudnnConvolutionBackwardFilter"};
+constexpr const char* kRunCalls[3] = {"cudnn_frontend::conv_fprop", "cudnn_frontend::conv_dgrad",
+                                      "cudnn_frontend::conv_wgrad"};
 
 std::array<std::int64_t, kMaxDims> widened(const std::array<int, kMaxDims>& strides) {
   std::array<std::int64_t, kMaxDims> result{};
@@ -147,7 +149,8 @@ class HostConvolution final : public ConvExecutable {
 
 }  // namespace
 
-std::unique_ptr<ConvExecutable> make_conv_executable(const ConvPlan& plan) {
+// One engine: with benchmark there is nothing to time, so the tuning buffers go unread.
+std::unique_ptr<ConvExecutable> make_conv_executable(const ConvPlan& plan, const ConvTuning& /*tuning*/) {
   simulated::record_library_call(kChooseCalls[static_cast<int>(plan.direction)][plan.benchmark ? 1 : 0]);
   switch (plan.data_type) {
     case DataType::kHalf:

@@ -81,10 +81,18 @@ void run_plan(cudnn::ConvDirection direction, const at::Tensor& x, const at::Ten
   key.allow_tf32 = allow_tf32;
   const cudnn::ConvPlan plan = cudnn::plan_conv(key);
   const c10::DeviceIndex device = x.device().index();
-  const auto executable = cudnn::conv_cache(device).lookup(key, plan, &cudnn::make_conv_executable);
+  const cudnn::ConvBuffers buffers{x4.data_ptr(), w4.data_ptr(), y4.data_ptr()};
+  const torch_core::StreamHandle stream = backend().streams().current_handle(device);
+  at::Tensor tuning_area;  // benchmark's work area, from the caching allocator (stock's FindEx)
+  const cudnn::ConvTuning tuning{buffers, stream, [&](int64_t bytes) {
+                                   tuning_area = at::empty({bytes}, x.options().dtype(at::kByte));
+                                   return tuning_area.data_ptr();
+                                 }};
+  const auto executable = cudnn::conv_cache(device).lookup(
+      key, plan, [&](const cudnn::ConvPlan& made) { return cudnn::make_conv_executable(made, tuning); });
+  tuning_area = at::Tensor();
   const at::Tensor workspace = at::empty({executable->workspace_size()}, x.options().dtype(at::kByte));
-  executable->run({x4.data_ptr(), w4.data_ptr(), y4.data_ptr()}, workspace.data_ptr(),
-                  backend().streams().current_handle(device));
+  executable->run(buffers, workspace.data_ptr(), stream);
 }
 
 void check_operands(at::CheckedFrom c, const at::TensorArg& input, const at::TensorArg& weight) {

@@ -4,9 +4,9 @@
 // describe the call as a ConvKey (stock's ConvolutionParams: the three tensors' sizes and
 // strides, padding, stride, dilation, groups, data type, and torch.backends.cudnn's
 // deterministic, benchmark and allow_tf32) and plan it; an executor runs the plan:
-//   real       cudnn/cudnn_conv_executor.cpp: tensor, filter and convolution descriptors,
-//              an algorithm from cuDNN's heuristics or, with benchmark, timed by cuDNN on
-//              the device, then cudnnConvolution{Forward,BackwardData,BackwardFilter}
+//   real       cudnn/cudnn_conv_executor.cpp: a cuDNN frontend graph (conv_fprop,
+//              conv_dgrad or conv_wgrad), its engine from cuDNN's heuristics or, with
+//              benchmark, the fastest of its candidates timed on the call's buffers
 //   simulated  simulated/csrc/host_conv.cpp: the same call on the host with cuDNN's
 //              documented semantics (cross-correlation, the descriptors' strides, groups
 //              splitting the channels, y = alpha * op + beta * y)
@@ -74,7 +74,7 @@ struct ConvPlan {
   int groups = 1;
   // Only algorithms cuDNN reports deterministic (torch.backends.cudnn.deterministic).
   bool deterministic_only = false;
-  // Time the algorithms on the device (cudnnFind*) instead of taking cuDNN's heuristics
+  // Time the candidate engines on the device instead of taking cuDNN's heuristics
   // (torch.backends.cudnn.benchmark); executors are cached per key, so once per shape.
   bool benchmark = false;
 };

@@ -2,11 +2,12 @@
 // frontend's graph API, as stock's cudnn/MHA.cpp builds it: the plan's tensors with their
 // dimensions and strides (half or bfloat16 in and out, float statistics and compute), an
 // sdpa node (the plan's scale, bias, top-left causal mask and dropout from the device's
-// Philox seed and offset, statistics when training) or an sdpa_backward node, validated, lowered to cuDNN's backend, planned by heuristic A,
-// checked for support and built. A built graph is kept per device and plan, as stock caches
-// its graphs (and as conv_cache keeps convolutions: built outside the lock, never destroyed,
-// since a graph's descriptors must not outlive the driver's teardown at exit); running it
-// binds the thread's cuDNN handle to the stream and executes with the buffers' pointers.
+// Philox seed and offset, statistics when training) or an sdpa_backward node, validated,
+// lowered to cuDNN's backend, planned by heuristic A, checked for support and built. A
+// built graph is kept per device and plan, as stock caches its graphs (and as conv_cache
+// keeps convolutions: built outside the lock, never destroyed, since a graph's descriptors
+// must not outlive the driver's teardown at exit); running it binds the thread's cuDNN
+// handle to the stream and executes with the buffers' pointers.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <cudnn_frontend.h>

@@ -1,21 +1,27 @@
-// The real variant's executor of conv_plan.h's plans: cuDNN's convolution API, as stock's
-// Conv_v7.cpp calls it. Making an executable describes the plan (tensor, filter and
-// convolution descriptors) and picks an algorithm: the first that cuDNN's heuristics rank
-// (cudnnGetConvolution*Algorithm_v7) or, with benchmark, the fastest that cuDNN times on
-// the device (cudnnFindConvolution*Algorithm), skipping the nondeterministic ones when
-// the plan asks for determinism; the descriptor's math type is then the algorithm's,
-// except that float without TF32 stays on FMA math, as stock's. Each run describes the
-// plan again (descriptors are cheap, host-only and not shared between threads) and calls
-// cudnnConvolution{Forward,BackwardData,BackwardFilter} on the stream with the calling
-// thread's cuDNN handle for the device.
+// The real variant's executor of conv_plan.h's plans: cuDNN's graph API through its
+// frontend, as stock's Conv_v8.cpp builds convolutions. Making an executable describes the
+// plan as a one-node graph (conv_fprop, conv_dgrad or conv_wgrad over the plan's tensors,
+// the filter in its NCHW or NHWC layout, the plan's compute type), lowers it and asks
+// cuDNN's heuristics (mode A, then the fallback list) for engine configurations, dropping
+// the ones stock's filterEngineConfigs drops: those that down-convert their inputs, the
+// nondeterministic ones under torch.backends.cudnn.deterministic, and tensor-core ones for
+// float without TF32. Then it builds the first supported plan or, with benchmark, builds
+// every plan and times each on the call's own buffers with a work area from the caller's
+// allocator (stock's FindEx through the caching allocator), keeping the fastest. Running
+// binds the thread's cuDNN handle to the stream and executes with the buffers' pointers;
+// one built graph may run from several threads, each with its own handle.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
+#include <cudnn_frontend.h>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_check.h"
@@ -24,49 +30,11 @@
 namespace torch_cuda::cudnn {
 namespace {
 
-// The plan as cuDNN descriptors, destroyed with this.
-class Descriptors {
- public:
-  Descriptors(const ConvPlan& plan, cudnnMathType_t math_type)
-      : x(plan.data_type, plan.dims, plan.x_sizes.data(), plan.x_strides.data()),
-        y(plan.data_type, plan.dims, plan.y_sizes.data(), plan.y_strides.data()) {
-    try {
-      const cudnnTensorFormat_t filter_format = plan.w_channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
-      TORCH_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w));
-      TORCH_CUDNN_CHECK(cudnnSetFilterNdDescriptor(w, cudnn_data_type(plan.data_type), filter_format, plan.dims,
-                                                   plan.w_sizes.data()));
-      TORCH_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv));
-      TORCH_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(conv, plan.dims - 2, plan.padding.data(), plan.stride.data(),
-                                                        plan.dilation.data(), CUDNN_CROSS_CORRELATION,
-                                                        cudnn_data_type(plan.compute_type)));
-      TORCH_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv, plan.groups));
-      TORCH_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, math_type));
-    } catch (...) {
-      release();
-      throw;
-    }
-  }
-  ~Descriptors() { release(); }
-  Descriptors(const Descriptors&) = delete;
-  Descriptors& operator=(const Descriptors&) = delete;
+namespace fe = cudnn_frontend;
+using TensorPtr = std::shared_ptr<fe::graph::Tensor_attributes>;
 
-  TensorDescriptor x;
-  TensorDescriptor y;
-  cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
-
- private:
-  void release() {
-    if (conv != nullptr) cudnnDestroyConvolutionDescriptor(conv);
-    if (w != nullptr) cudnnDestroyFilterDescriptor(w);
-  }
-};
-
-struct Choice {
-  int algorithm = 0;
-  cudnnMathType_t math_type = CUDNN_DEFAULT_MATH;
-  std::size_t workspace_bytes = 0;
-};
+// The uids the buffers are bound by: the convolution's input, filter and output.
+enum Uid : std::int64_t { kX = 1, kW, kY };
 
 const char* direction_name(ConvDirection direction) {
   switch (direction) {
@@ -80,119 +48,128 @@ const char* direction_name(ConvDirection direction) {
   return "";
 }
 
-// The first usable algorithm of cuDNN's ranking (heuristics or timings, best first).
-template <typename Perf, typename Rank>
-Choice first_usable(const ConvPlan& plan, const Rank& rank) {
-  std::array<Perf, 16> ranked{};
-  int returned = 0;
-  rank(static_cast<int>(ranked.size()), &returned, ranked.data());
-  for (int i = 0; i < returned; ++i) {
-    const Perf& perf = ranked[i];
-    if (perf.status != CUDNN_STATUS_SUCCESS) continue;
-    if (plan.deterministic_only && perf.determinism != CUDNN_DETERMINISTIC) continue;
-    const cudnnMathType_t math_type = plan.math_type == MathType::kFma ? CUDNN_FMA_MATH : perf.mathType;
-    return {static_cast<int>(perf.algo), math_type, 0};
+fe::DataType_t frontend_type(DataType type) {
+  switch (type) {
+    case DataType::kHalf:
+      return fe::DataType_t::HALF;
+    case DataType::kBFloat16:
+      return fe::DataType_t::BFLOAT16;
+    case DataType::kFloat:
+      return fe::DataType_t::FLOAT;
+    case DataType::kDouble:
+      return fe::DataType_t::DOUBLE;
   }
-  std::string message = std::string("cuDNN error: no ") + (plan.deterministic_only ? "deterministic " : "") +
-                        direction_name(plan.direction) + " convolution algorithm takes this convolution";
-  if (plan.deterministic_only) message += "; torch.backends.cudnn.deterministic = False allows the others";
-  throw CudnnError(CUDNN_STATUS_NOT_SUPPORTED, message);
+  return fe::DataType_t::NOT_SET;
 }
 
-Choice choose(const ConvPlan& plan, cudnnHandle_t handle) {
-  const Descriptors d(plan, cudnn_math_type(plan.math_type));
-  Choice choice;
-  switch (plan.direction) {
-    case ConvDirection::kForward:
-      choice = first_usable<cudnnConvolutionFwdAlgoPerf_t>(plan, [&](int count, int* returned, auto* perf) {
-        TORCH_CUDNN_CHECK(
-            plan.benchmark
-                ? cudnnFindConvolutionForwardAlgorithm(handle, d.x, d.w, d.conv, d.y, count, returned, perf)
-                : cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x, d.w, d.conv, d.y, count, returned, perf));
-      });
-      break;
-    case ConvDirection::kBackwardData:
-      choice = first_usable<cudnnConvolutionBwdDataAlgoPerf_t>(plan, [&](int count, int* returned, auto* perf) {
-        TORCH_CUDNN_CHECK(
-            plan.benchmark
-                ? cudnnFindConvolutionBackwardDataAlgorithm(handle, d.w, d.y, d.conv, d.x, count, returned, perf)
-                : cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w, d.y, d.conv, d.x, count, returned, perf));
-      });
-      break;
-    case ConvDirection::kBackwardFilter:
-      choice = first_usable<cudnnConvolutionBwdFilterAlgoPerf_t>(plan, [&](int count, int* returned, auto* perf) {
-        TORCH_CUDNN_CHECK(
-            plan.benchmark
-                ? cudnnFindConvolutionBackwardFilterAlgorithm(handle, d.x, d.y, d.conv, d.w, count, returned, perf)
-                : cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, d.x, d.y, d.conv, d.w, count, returned, perf));
-      });
-      break;
-  }
-  // The work area of the algorithm with the chosen math type.
-  const Descriptors chosen(plan, choice.math_type);
-  switch (plan.direction) {
-    case ConvDirection::kForward:
-      TORCH_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
-          handle, chosen.x, chosen.w, chosen.conv, chosen.y, static_cast<cudnnConvolutionFwdAlgo_t>(choice.algorithm),
-          &choice.workspace_bytes));
-      break;
-    case ConvDirection::kBackwardData:
-      TORCH_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
-          handle, chosen.w, chosen.y, chosen.conv, chosen.x,
-          static_cast<cudnnConvolutionBwdDataAlgo_t>(choice.algorithm), &choice.workspace_bytes));
-      break;
-    case ConvDirection::kBackwardFilter:
-      TORCH_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
-          handle, chosen.x, chosen.y, chosen.conv, chosen.w,
-          static_cast<cudnnConvolutionBwdFilterAlgo_t>(choice.algorithm), &choice.workspace_bytes));
-      break;
-  }
-  return choice;
+// A tensor's sizes and strides as the frontend takes them.
+struct Geometry {
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> strides;
+};
+
+template <typename Int, std::size_t N>
+std::vector<std::int64_t> first(const std::array<Int, N>& values, int count) {
+  return std::vector<std::int64_t>(values.begin(), values.begin() + count);
 }
 
 class CudnnConvolution final : public ConvExecutable {
  public:
-  CudnnConvolution(const ConvPlan& plan, int device)
-      : plan_(plan), device_(device), choice_(choose(plan, cudnn_handle(device))) {}
+  CudnnConvolution(const ConvPlan& plan, int device, const ConvTuning& tuning) : plan_(plan) {
+    const cudnnHandle_t handle = cudnn_handle(device);
+    graph_.set_io_data_type(frontend_type(plan.data_type))
+        .set_intermediate_data_type(frontend_type(plan.compute_type))
+        .set_compute_data_type(frontend_type(plan.compute_type));
+    const int dims = plan.dims, spatial = plan.dims - 2;
+    const Geometry x{first(plan.x_sizes, dims), first(plan.x_strides, dims)},
+        w{first(plan.w_sizes, dims), first(dense_strides(plan.w_sizes, dims, plan.w_channels_last), dims)},
+        y{first(plan.y_sizes, dims), first(plan.y_strides, dims)};
+    const std::vector<std::int64_t> padding = first(plan.padding, spatial), stride = first(plan.stride, spatial),
+                                    dilation = first(plan.dilation, spatial);
+    switch (plan.direction) {
+      case ConvDirection::kForward: {
+        auto attributes = fe::graph::Conv_fprop_attributes().set_name("conv_fprop").set_padding(padding);
+        attributes.set_stride(stride).set_dilation(dilation);
+        output(graph_.conv_fprop(input(x, kX, "x"), input(w, kW, "w"), attributes), y, kY);
+        break;
+      }
+      case ConvDirection::kBackwardData: {
+        auto attributes = fe::graph::Conv_dgrad_attributes().set_name("conv_dgrad").set_padding(padding);
+        attributes.set_stride(stride).set_dilation(dilation);
+        output(graph_.conv_dgrad(input(y, kY, "dy"), input(w, kW, "w"), attributes), x, kX);
+        break;
+      }
+      case ConvDirection::kBackwardFilter: {
+        auto attributes = fe::graph::Conv_wgrad_attributes().set_name("conv_wgrad").set_padding(padding);
+        attributes.set_stride(stride).set_dilation(dilation);
+        output(graph_.conv_wgrad(input(y, kY, "dy"), input(x, kX, "x"), attributes), w, kW);
+        break;
+      }
+    }
+    ok(graph_.validate(), "validate");
+    ok(graph_.build_operation_graph(handle), "build_operation_graph");
+    ok(graph_.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}), "create_execution_plans");
+    std::vector<fe::NumericalNote_t> dropped = {fe::NumericalNote_t::DOWN_CONVERT_INPUTS};
+    if (plan.deterministic_only) dropped.push_back(fe::NumericalNote_t::NONDETERMINISTIC);
+    if (plan.math_type == MathType::kFma) dropped.push_back(fe::NumericalNote_t::TENSOR_CORE);
+    graph_.deselect_numeric_notes(dropped);
+    ok(graph_.check_support(handle), "check_support");
+    if (plan.benchmark) {
+      ok(graph_.build_plans(handle, fe::BuildPlanPolicy_t::ALL), "build_plans");
+      TORCH_CUDNN_CHECK(cudnnSetStream(handle, static_cast<cudaStream_t>(tuning.stream)));
+      void* area = tuning.workspace(graph_.get_autotune_workspace_size());
+      std::unordered_map<std::int64_t, void*> pointers = pointers_of(tuning.buffers);
+      ok(graph_.autotune(handle, pointers, area), "autotune");
+    } else {
+      ok(graph_.build_plans(handle), "build_plans");
+    }
+    workspace_bytes_ = graph_.get_workspace_size();
+  }
 
-  std::int64_t workspace_size() const override { return static_cast<std::int64_t>(choice_.workspace_bytes); }
+  std::int64_t workspace_size() const override { return workspace_bytes_; }
 
   void run(const ConvBuffers& buffers, void* workspace, torch_core::StreamHandle stream) const override {
-    const Descriptors d(plan_, choice_.math_type);
-    const cudnnHandle_t handle = cudnn_handle(device_);
+    const cudnnHandle_t handle = cudnn_handle(current_device());
     TORCH_CUDNN_CHECK(cudnnSetStream(handle, static_cast<cudaStream_t>(stream)));
-    const Scaling scaling(plan_.compute_type);
-    const std::size_t bytes = choice_.workspace_bytes;
-    switch (plan_.direction) {
-      case ConvDirection::kForward:
-        TORCH_CUDNN_CHECK(cudnnConvolutionForward(handle, scaling.one(), d.x, buffers.x, d.w, buffers.w, d.conv,
-                                                  static_cast<cudnnConvolutionFwdAlgo_t>(choice_.algorithm), workspace,
-                                                  bytes, scaling.zero(), d.y, buffers.y));
-        break;
-      case ConvDirection::kBackwardData:
-        TORCH_CUDNN_CHECK(cudnnConvolutionBackwardData(handle, scaling.one(), d.w, buffers.w, d.y, buffers.y, d.conv,
-                                                       static_cast<cudnnConvolutionBwdDataAlgo_t>(choice_.algorithm),
-                                                       workspace, bytes, scaling.zero(), d.x, buffers.x));
-        break;
-      case ConvDirection::kBackwardFilter:
-        TORCH_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
-            handle, scaling.one(), d.x, buffers.x, d.y, buffers.y, d.conv,
-            static_cast<cudnnConvolutionBwdFilterAlgo_t>(choice_.algorithm), workspace, bytes, scaling.zero(), d.w,
-            buffers.w));
-        break;
-    }
+    std::unordered_map<std::int64_t, void*> pointers = pointers_of(buffers);
+    ok(graph_.execute(handle, pointers, workspace), "execute");
   }
 
  private:
+  TensorPtr input(const Geometry& g, Uid uid, const char* name) {
+    return graph_.tensor(fe::graph::Tensor_attributes().set_name(name).set_uid(uid).set_dim(g.sizes).set_stride(
+        g.strides));
+  }
+
+  static void output(const TensorPtr& tensor, const Geometry& g, Uid uid) {
+    tensor->set_output(true).set_uid(uid).set_dim(g.sizes).set_stride(g.strides);
+  }
+
+  static std::unordered_map<std::int64_t, void*> pointers_of(const ConvBuffers& b) {
+    return {{kX, b.x}, {kW, b.w}, {kY, b.y}};
+  }
+
+  void ok(fe::error_t status, const char* step) const {
+    if (status.is_good()) return;
+    std::string message = std::string("cuDNN ") + direction_name(plan_.direction) + " convolution: " + step +
+                          " failed: " + status.get_message();
+    if (plan_.deterministic_only) message += "; torch.backends.cudnn.deterministic = False allows more engines";
+    message += "; torch.backends.cudnn.enabled = False runs torch_cuda's convolution without cuDNN";
+    throw std::runtime_error(message);
+  }
+
   ConvPlan plan_;
-  int device_;
-  Choice choice_;
+  fe::graph::Graph graph_;
+  std::int64_t workspace_bytes_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<ConvExecutable> make_conv_executable(const ConvPlan& plan) {
-  return std::make_unique<CudnnConvolution>(plan, current_device());
+std::unique_ptr<ConvExecutable> make_conv_executable(const ConvPlan& plan, const ConvTuning& tuning) {
+  if (plan.benchmark && !tuning.workspace) {
+    throw std::invalid_argument("cuDNN convolution: benchmark times the candidates on the call's buffers; none given");
+  }
+  return std::make_unique<CudnnConvolution>(plan, current_device(), tuning);
 }
 
 }  // namespace torch_cuda::cudnn
