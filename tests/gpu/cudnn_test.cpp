@@ -140,6 +140,32 @@ void plan_checks() {
   check(contains(refusal(bad, "huge stride"), "exceeds cuDNN's int"), "a stride beyond int");
 }
 
+// Stock's split of the batch beyond cuDNN's int.
+void batch_slice_checks() {
+  using Slices = std::vector<cudnn::BatchSlice>;
+  const auto same = [](const Slices& got, const Slices& want) {
+    if (got.size() != want.size()) return false;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (got[i].start != want[i].start || got[i].size != want[i].size) return false;
+    }
+    return true;
+  };
+  constexpr std::int64_t k26 = std::int64_t{1} << 26, k30 = std::int64_t{1} << 30;
+  check(same(cudnn::conv_batch_slices(8, 800, 1600), {{0, 8}}), "within cuDNN's int: one call");
+  check(same(cudnn::conv_batch_slices(41, 41 * k26, 41 * k26 / 2), {{0, 4}, {4, 4}, {8, 4}, {12, 4}, {16, 4},
+                                                                     {20, 4}, {24, 4}, {28, 4}, {32, 4}, {36, 4},
+                                                                     {40, 1}}),
+        "2^26 elements a sample: slices of 4 samples (2^28), the rest last");
+  check(same(cudnn::conv_batch_slices(3, 8, 3 * k30), {{0, 1}, {1, 1}, {2, 1}}),
+        "an output of 2^30 a sample: one sample a slice");
+  const std::string message = gpu_test::thrown<std::invalid_argument>(
+      [] { cudnn::conv_batch_slices(2, 2 * (std::int64_t{1} << 32), 8); }, "a sample beyond int");
+  check(contains(message, "one sample has"), "a sample beyond cuDNN's int refused: " + message);
+  cudnn::ConvKey big = key_of(basic_shape(), ConvDirection::kForward, DataType::kFloat);
+  big.x.sizes[0] = big.y.sizes[0] = std::int64_t{1} << 24;  // 168 elements a sample
+  check(contains(refusal(big, "an unsplit batch beyond int"), "element count"), "the plan refuses an unsplit batch");
+}
+
 void cache_checks() {
   int made = 0;
   const auto factory = [&made](const cudnn::ConvPlan&) -> std::unique_ptr<cudnn::ConvExecutable> {
@@ -317,6 +343,7 @@ int main() {
       "cuDNN", "cuDNN not run; convolution plans, the executable cache and no-device behaviour checked",
       [] {
         plan_checks();
+        batch_slice_checks();
         cache_checks();
       },
       no_device_checks, device_checks);

@@ -16,6 +16,7 @@
 // stubs.
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/native/ConvUtils.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/add.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros_like.h>
@@ -56,7 +58,7 @@ std::vector<int64_t> as_2d(at::IntArrayRef args, int64_t fill, bool one_d) {
 }
 
 // Runs one cuDNN call over tensors already in the plan's layout (x, w, y as in ConvKey).
-void run_plan(cudnn::ConvDirection direction, const at::Tensor& x, const at::Tensor& w, const at::Tensor& y,
+void run_call(cudnn::ConvDirection direction, const at::Tensor& x, const at::Tensor& w, const at::Tensor& y,
               at::IntArrayRef padding, at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups, bool benchmark,
               bool deterministic, bool allow_tf32) {
   const bool one_d = x.dim() == 3;
@@ -93,6 +95,28 @@ void run_plan(cudnn::ConvDirection direction, const at::Tensor& x, const at::Ten
   tuning_area = at::Tensor();
   const at::Tensor workspace = at::empty({executable->workspace_size()}, x.options().dtype(at::kByte));
   executable->run(buffers, workspace.data_ptr(), stream);
+}
+
+// The call, a batch slice at a time where its input or output has more elements than
+// cuDNN's int (stock's split_batch_dim_to_32bit_out); the weight's gradient sums the slices'.
+void run_plan(cudnn::ConvDirection direction, const at::Tensor& x, const at::Tensor& w, const at::Tensor& y,
+              at::IntArrayRef padding, at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups, bool benchmark,
+              bool deterministic, bool allow_tf32) {
+  std::vector<cudnn::BatchSlice> slices;
+  try {
+    slices = cudnn::conv_batch_slices(x.size(0), x.numel(), y.numel());
+  } catch (const std::invalid_argument& error) {
+    TORCH_CHECK_VALUE(false, error.what());
+  }
+  at::Tensor partial;  // one slice's weight gradient
+  for (const cudnn::BatchSlice& slice : slices) {
+    const at::Tensor xs = x.narrow(0, slice.start, slice.size), ys = y.narrow(0, slice.start, slice.size);
+    const bool summed = direction == cudnn::ConvDirection::kBackwardFilter && slice.start > 0;
+    if (summed && !partial.defined()) partial = at::empty_like(w);
+    run_call(direction, xs, summed ? partial : w, ys, padding, stride, dilation, groups, benchmark, deterministic,
+             allow_tf32);
+    if (summed) w.add_(partial);
+  }
 }
 
 void check_operands(at::CheckedFrom c, const at::TensorArg& input, const at::TensorArg& weight) {

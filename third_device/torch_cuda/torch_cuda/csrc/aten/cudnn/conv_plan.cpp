@@ -1,8 +1,11 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
+#include <vector>
 
 namespace torch_cuda::cudnn {
 namespace {
@@ -137,9 +140,33 @@ ConvPlan plan_conv(const ConvKey& key) {
     plan.dilation[i] = as_int(key.dilation[i], "a dilation");
   }
   plan.groups = as_int(key.groups, "groups");
+  // The operator splits larger batches (conv_batch_slices).
+  std::int64_t x_elements = 1, y_elements = 1;
+  for (int d = 0; d < dims; ++d) {
+    x_elements *= key.x.sizes[d];
+    y_elements *= key.y.sizes[d];
+  }
+  as_int(x_elements, "the input's element count");
+  as_int(y_elements, "the output's element count");
   plan.deterministic_only = key.deterministic;
   plan.benchmark = key.benchmark;
   return plan;
+}
+
+std::vector<BatchSlice> conv_batch_slices(std::int64_t batch, std::int64_t x_elements, std::int64_t y_elements) {
+  constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+  if (x_elements <= kIntMax && y_elements <= kIntMax) return {{0, batch}};
+  constexpr std::int64_t kSliceElements = std::int64_t{1} << 28;  // stock's max_worksize
+  const std::int64_t per_sample = std::max(x_elements, y_elements) / batch;
+  if (per_sample > kIntMax) {
+    refuse("one sample has " + std::to_string(per_sample) + " elements, beyond cuDNN's int even without the batch");
+  }
+  const std::int64_t samples = std::max<std::int64_t>(kSliceElements / per_sample, 1);
+  std::vector<BatchSlice> slices;
+  for (std::int64_t start = 0; start < batch; start += samples) {
+    slices.push_back({start, std::min(samples, batch - start)});
+  }
+  return slices;
 }
 
 }  // namespace torch_cuda::cudnn

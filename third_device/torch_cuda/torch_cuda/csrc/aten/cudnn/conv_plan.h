@@ -20,6 +20,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_tensors.h"
 
@@ -87,7 +88,20 @@ std::int64_t conv_output_size(std::int64_t input, std::int64_t kernel, std::int6
 // than 2 or 3, a non-positive size, stride or dilation, a negative padding, channels that
 // the groups do not divide, a filter whose input channels are not C / groups, an output
 // whose sizes are not the convolution's, a size or stride beyond cuDNN's int, or a filter
-// whose strides are neither NCHW's nor NHWC's (the operator makes it one of the two).
+// whose strides are neither NCHW's nor NHWC's (the operator makes it one of the two), or an
+// input or output of more elements than cuDNN's int (the operator splits the batch).
 ConvPlan plan_conv(const ConvKey& key);
+
+// A run of samples of the batch: [start, start + size).
+struct BatchSlice {
+  std::int64_t start;
+  std::int64_t size;
+};
+
+// How the operator splits a call over the batch, as stock's split_batch_dim_to_32bit_out:
+// the whole batch while the input (x_elements) and the output (y_elements) fit cuDNN's int;
+// beyond, slices of max(2^28 / per-sample elements of the larger, 1) samples. Throws
+// std::invalid_argument when one sample alone exceeds cuDNN's int.
+std::vector<BatchSlice> conv_batch_slices(std::int64_t batch, std::int64_t x_elements, std::int64_t y_elements);
 
 }  // namespace torch_cuda::cudnn
