@@ -609,6 +609,12 @@ torch_cuda_blas_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/blas_ops.cpp",
 ]
 
+# The least-recently-used cache of library executables, one per device, that the FFT plans
+# and cuDNN's convolutions and attention share (no CUDA header).
+torch_cuda_lru_cache_headers = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/lru_cache.h",
+]
+
 # The plans of the FFTs and their per-device cache (no CUDA header): what both variants'
 # executors run.
 torch_cuda_fft_plan_sources = [
@@ -633,9 +639,10 @@ torch_cuda_fft_ops_sources = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/fft_ops.cpp",
 ]
 
-# The plans of cuDNN's attention, convolutions (and their per-device cache), batch norms,
+# The plans of cuDNN's attention and convolutions (and their per-device caches), batch norms,
 # CTC loss, grid sampler and RNNs, no CUDA header: what both variants' executors run.
 torch_cuda_dnn_plans_sources = [
+    "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_executable.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/batch_norm_plan.cpp",
     "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_executable.cpp",

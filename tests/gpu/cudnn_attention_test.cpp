@@ -83,6 +83,15 @@ void plan_checks() {
   call.q.sizes[2] = 0;
   call.o.sizes[2] = 0;
   check(contains(refusal(call, "empty"), "size 0"), "an empty query refused");
+  const cudnn::AttentionPlan base = cudnn::plan_attention(call_of(AttentionPass::kForward, 2, 2, 8, false, false));
+  cudnn::AttentionPlan varied = base;
+  check(cudnn::attention_cache_key(varied) == cudnn::attention_cache_key(base), "one plan, one key");
+  varied.scale = std::nextafter(base.scale, 1.0);
+  check(cudnn::attention_cache_key(varied) != cudnn::attention_cache_key(base), "the scale is keyed exactly");
+  varied = base;
+  varied.dropout = 0.1;
+  check(cudnn::attention_cache_key(varied) != cudnn::attention_cache_key(base), "dropout is keyed");
+  check(cudnn::attention_cache(0).capacity() == cudnn::AttentionCache::kUnbounded, "graphs kept without bound");
   call = call_of(AttentionPass::kForward, 2, 2, 8, false, false);
   call.dropout = 1.5;
   check(contains(refusal(call, "dropout"), "not in [0, 1]"), "a dropout probability of 1.5 refused");
@@ -190,7 +199,7 @@ Reference run_on_device(cudnn::AttentionCall call, const Inputs& in, cudaStream_
   b.dropout_offset = offset.get();
   for (const AttentionPass pass : {AttentionPass::kForward, AttentionPass::kBackward}) {
     call.pass = pass;
-    const auto executable = cudnn::attention_executable(cudnn::plan_attention(call));
+    const auto executable = cudnn::make_attention_executable(cudnn::plan_attention(call));
     gpu_test::DeviceBuffer<char> workspace{std::vector<char>(static_cast<std::size_t>(executable->workspace_size()))};
     b.workspace = workspace.get();
     executable->run(b, stream);
@@ -248,7 +257,8 @@ void device_checks(cudaStream_t stream) {
 void no_device_checks() {
   const std::string message = gpu_test::thrown<std::runtime_error>(
       [&] {
-        cudnn::attention_executable(cudnn::plan_attention(call_of(AttentionPass::kForward, 2, 2, 8, false, false)));
+        cudnn::make_attention_executable(
+            cudnn::plan_attention(call_of(AttentionPass::kForward, 2, 2, 8, false, false)));
       },
       "an attention executable without a GPU");
   check(contains(message, "CUDA") || contains(message, "cuDNN"), "the no-device error names CUDA or cuDNN: " + message);

@@ -168,44 +168,39 @@ void batch_slice_checks() {
 
 void cache_checks() {
   int made = 0;
-  const auto factory = [&made](const cudnn::ConvPlan&) -> std::unique_ptr<cudnn::ConvExecutable> {
+  const auto make = [&made]() -> std::unique_ptr<cudnn::ConvExecutable> {
     ++made;
     return nullptr;
   };
   const cudnn::ConvKey key = key_of(basic_shape(), ConvDirection::kForward, DataType::kFloat);
-  const cudnn::ConvPlan plan = cudnn::plan_conv(key);
   cudnn::ConvKey other = key, third = key;
   other.direction = ConvDirection::kBackwardFilter;
   third.direction = ConvDirection::kBackwardData;
-
-  cudnn::ConvCache unbounded(0);
-  unbounded.lookup(key, plan, factory);
-  unbounded.lookup(key, plan, factory);
-  unbounded.lookup(other, plan, factory);
-  check(made == 2 && unbounded.size() == 2, "one executable per key");
   check(cudnn::ConvKeyHash{}(key) != cudnn::ConvKeyHash{}(other), "directions hash apart");
+
+  cudnn::ConvCache unbounded(cudnn::ConvCache::kUnbounded);
+  for (const cudnn::ConvKey& k : {key, key, other, third}) unbounded.lookup(k, make);
+  check(made == 3 && unbounded.size() == 3, "one executable per key");
 
   made = 0;
   cudnn::ConvCache two(2);
-  two.lookup(key, plan, factory);
-  two.lookup(other, plan, factory);
-  two.lookup(key, plan, factory);    // key is now the most recent
-  two.lookup(third, plan, factory);  // evicts other
-  check(made == 3 && two.size() == 2, "a bound of 2 keeps 2");
-  two.lookup(key, plan, factory);
+  two.lookup(key, make);
+  two.lookup(other, make);
+  two.lookup(key, make);    // key is now the most recent
+  two.lookup(third, make);  // evicts other
+  check(made == 3 && two.size() == 2, "a capacity of 2 keeps 2");
+  two.lookup(key, make);
   check(made == 3, "the most recently used survives eviction");
-  two.lookup(other, plan, factory);
+  two.lookup(other, make);
   check(made == 4, "the least recently used was evicted");
 
-  made = 0;
-  cudnn::ConvCache none(-1);
-  none.lookup(key, plan, factory);
-  none.lookup(key, plan, factory);
-  check(made == 2 && none.size() == 0, "a negative bound keeps nothing");
-
-  check(cudnn::conv_cache_limit(nullptr) == 10000, "10,000 by default, as stock's");
-  check(cudnn::conv_cache_limit("7") == 7 && cudnn::conv_cache_limit("-1") == -1, "the variable's value");
-  check(cudnn::conv_cache_limit("lots") == 10000 && cudnn::conv_cache_limit("") == 10000, "not an integer: 10,000");
+  check(cudnn::conv_cache_capacity(nullptr) == 10000, "10,000 by default, as stock's");
+  check(cudnn::conv_cache_capacity("7") == 7, "the variable's value");
+  check(cudnn::conv_cache_capacity("0") == cudnn::ConvCache::kUnbounded, "0: no bound");
+  check(cudnn::conv_cache_capacity("-1") == 0, "negative: nothing kept");
+  check(cudnn::conv_cache_capacity("lots") == 10000 && cudnn::conv_cache_capacity("") == 10000,
+        "not an integer: 10,000");
+  check(cudnn::conv_cache(0).capacity() == 10000, "a device's cache: 10,000 (the variable is unset here)");
 }
 
 // ---- device -------------------------------------------------------------------------------

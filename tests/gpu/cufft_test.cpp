@@ -109,39 +109,38 @@ class Fake final : public fft::Executable {
 };
 
 void cache_checks() {
-  fft::PlanCache cache;
+  fft::PlanCache& cache = fft::plan_cache(0);
   int made = 0;
-  const fft::PlanCache::Factory make = [&made](const fft::FftPlan&) {
+  const auto make = [&made] {
     ++made;
     return std::make_unique<Fake>();
   };
   const auto key_of = [](std::int64_t n) {
     return contiguous_key(fft::Transform::kC2C, fft::ValueType::kFloat, {1, n});
   };
-  check(cache.max_size() == 4096 && cache.size() == 0, "a new cache: max_size 4096 (stock's), empty");
-  const auto first = cache.lookup(key_of(8), fft::plan_fft(key_of(8)), make);
-  check(cache.lookup(key_of(8), fft::plan_fft(key_of(8)), make) == first && made == 1, "a hit returns the plan");
-  cache.lookup(key_of(16), fft::plan_fft(key_of(16)), make);
-  cache.lookup(key_of(32), fft::plan_fft(key_of(32)), make);
-  cache.lookup(key_of(8), fft::plan_fft(key_of(8)), make);  // 8 is now the most recent
-  cache.set_max_size(2);
+  check(cache.capacity() == 4096 && cache.size() == 0, "a device's cache: max_size 4096 (stock's), empty");
+  const auto first = cache.lookup(key_of(8), make);
+  check(cache.lookup(key_of(8), make) == first && made == 1, "a hit returns the plan");
+  cache.lookup(key_of(16), make);
+  cache.lookup(key_of(32), make);
+  cache.lookup(key_of(8), make);  // 8 is now the most recent
+  cache.set_capacity(2);
   check(cache.size() == 2, "shrinking evicts");
-  cache.lookup(key_of(8), fft::plan_fft(key_of(8)), make);
-  cache.lookup(key_of(32), fft::plan_fft(key_of(32)), make);
+  cache.lookup(key_of(8), make);
+  cache.lookup(key_of(32), make);
   check(made == 3, "the two most recently used plans stayed (8 and 32)");
-  cache.lookup(key_of(16), fft::plan_fft(key_of(16)), make);
+  cache.lookup(key_of(16), make);
   check(made == 4 && cache.size() == 2, "16 was evicted and is made again");
-  cache.set_max_size(0);
-  cache.lookup(key_of(8), fft::plan_fft(key_of(8)), make);
-  cache.lookup(key_of(8), fft::plan_fft(key_of(8)), make);
+  cache.set_capacity(0);
+  cache.lookup(key_of(8), make);
+  cache.lookup(key_of(8), make);
   check(made == 6 && cache.size() == 0, "max_size 0: every lookup makes a plan, none is kept");
-  const std::string message =
-      gpu_test::thrown<std::invalid_argument>([&] { cache.set_max_size(-1); }, "negative max_size");
-  check(contains(message, "must be non-negative, but got -1"), "negative max_size refused: " + message);
-  cache.set_max_size(4);
-  cache.lookup(key_of(8), fft::plan_fft(key_of(8)), make);
+  cache.set_capacity(4);
+  cache.lookup(key_of(8), make);
   cache.clear();
-  check(cache.size() == 0 && cache.max_size() == 4, "clear empties and keeps max_size");
+  check(cache.size() == 0 && cache.capacity() == 4, "clear empties and keeps max_size");
+  check(&fft::plan_cache(0) == &cache && &fft::plan_cache(1) != &cache, "one cache per device, kept");
+  cache.set_capacity(fft::kDefaultPlanCacheSize);
 }
 
 void host_checks() {

@@ -192,9 +192,9 @@ class HostAttention final : public AttentionExecutable {
 
 }  // namespace
 
-std::shared_ptr<const AttentionExecutable> attention_executable(const AttentionPlan& plan) {
-  if (plan.data_type == DataType::kHalf) return std::make_shared<HostAttention<c10::Half>>(plan);
-  if (plan.data_type == DataType::kBFloat16) return std::make_shared<HostAttention<c10::BFloat16>>(plan);
+std::unique_ptr<AttentionExecutable> make_attention_executable(const AttentionPlan& plan) {
+  if (plan.data_type == DataType::kHalf) return std::make_unique<HostAttention<c10::Half>>(plan);
+  if (plan.data_type == DataType::kBFloat16) return std::make_unique<HostAttention<c10::BFloat16>>(plan);
   throw std::invalid_argument("cuDNN's attention takes half and bfloat16");
 }
 

@@ -111,12 +111,15 @@ std::optional<Tensor> bias_of(const std::optional<Tensor>& attn_bias, const Tens
 }
 
 void run_plan(const cudnn::AttentionCall& call, const Tensor& like, cudnn::AttentionBuffers buffers) {
-  std::shared_ptr<const cudnn::AttentionExecutable> executable;
+  cudnn::AttentionPlan plan;
   try {
-    executable = cudnn::attention_executable(cudnn::plan_attention(call));
+    plan = cudnn::plan_attention(call);
   } catch (const std::invalid_argument& error) {
     TORCH_CHECK_VALUE(false, kOp, ": ", error.what());
   }
+  const auto executable = cudnn::attention_cache(like.device().index())
+                              .lookup(cudnn::attention_cache_key(plan),
+                                      [&] { return cudnn::make_attention_executable(plan); });
   const Tensor workspace = at::empty({executable->workspace_size()}, like.options().dtype(at::kByte));
   buffers.workspace = workspace.data_ptr();
   executable->run(buffers, backend().streams().current_handle(like.device().index()));

@@ -90,8 +90,8 @@ void run_call(cudnn::ConvDirection direction, const at::Tensor& x, const at::Ten
                                    tuning_area = at::empty({bytes}, x.options().dtype(at::kByte));
                                    return tuning_area.data_ptr();
                                  }};
-  const auto executable = cudnn::conv_cache(device).lookup(
-      key, plan, [&](const cudnn::ConvPlan& made) { return cudnn::make_conv_executable(made, tuning); });
+  const auto executable =
+      cudnn::conv_cache(device).lookup(key, [&] { return cudnn::make_conv_executable(plan, tuning); });
   tuning_area = at::Tensor();
   const at::Tensor workspace = at::empty({executable->workspace_size()}, x.options().dtype(at::kByte));
   executable->run(buffers, workspace.data_ptr(), stream);

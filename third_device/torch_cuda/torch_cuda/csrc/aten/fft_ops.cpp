@@ -103,7 +103,8 @@ const at::Tensor& exec_fft(at::Tensor& out, const at::Tensor& self, at::IntArray
       key.out_strides[i] = out.stride(i);
     }
     const fft::FftPlan plan = fft::plan_fft(key);
-    const auto executable = fft::plan_cache(out.device().index()).lookup(key, plan, &fft::make_executable);
+    const auto executable =
+        fft::plan_cache(out.device().index()).lookup(key, [&] { return fft::make_executable(plan); });
     if (plan.clone_input) input = input.clone(c10::MemoryFormat::Contiguous);
     const at::Tensor workspace = at::empty({executable->workspace_size()}, out.options().dtype(at::kByte));
     executable->run(input.const_data_ptr(), out.data_ptr(), workspace.data_ptr(), forward,

@@ -1,7 +1,6 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_hooks.h"
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/cudnn_version.h"
@@ -64,16 +63,13 @@ fft::PlanCache& plan_cache(const char* what, c10::DeviceIndex device_index) {
 }  // namespace
 
 int64_t CUDAHooks::cuFFTGetPlanCacheMaxSize(c10::DeviceIndex device_index) const {
-  return plan_cache("cufft_get_plan_cache_max_size", device_index).max_size();
+  return plan_cache("cufft_get_plan_cache_max_size", device_index).capacity();
 }
 
 void CUDAHooks::cuFFTSetPlanCacheMaxSize(c10::DeviceIndex device_index, int64_t max_size) const {
   fft::PlanCache& cache = plan_cache("cufft_set_plan_cache_max_size", device_index);
-  try {
-    cache.set_max_size(max_size);
-  } catch (const std::invalid_argument& error) {
-    TORCH_CHECK(false, error.what());
-  }
+  TORCH_CHECK(max_size >= 0, "cuFFT plan cache size must be non-negative, but got ", max_size);
+  cache.set_capacity(max_size);
 }
 
 int64_t CUDAHooks::cuFFTGetPlanCacheSize(c10::DeviceIndex device_index) const {

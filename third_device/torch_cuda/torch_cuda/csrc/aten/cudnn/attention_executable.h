@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_plan.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/lru_cache.h"
 #include "torch_core/csrc/runtime/runtime_handles.h"
 
 namespace torch_cuda::cudnn {
@@ -38,8 +41,16 @@ class AttentionExecutable {
   virtual void run(const AttentionBuffers& buffers, torch_core::StreamHandle stream) const = 0;
 };
 
-// Defined by the variant linked into _CUDAC: `plan` on the current device (the real
-// variant builds each plan's graph once per device and keeps it).
-std::shared_ptr<const AttentionExecutable> attention_executable(const AttentionPlan& plan);
+// Defined by the variant linked into _CUDAC: makes `plan` on the current device (the real
+// variant builds its frontend graph).
+std::unique_ptr<AttentionExecutable> make_attention_executable(const AttentionPlan& plan);
+
+// The executables of a device by their plan's key, kept without bound as stock's graph
+// cache of cuDNN attention (MHA.cpp) keeps them.
+using AttentionCache = LruCache<std::string, AttentionExecutable, std::hash<std::string>>;
+AttentionCache& attention_cache(int device);
+
+// Every field of the plan (the scale and dropout exactly), as the cache's key.
+std::string attention_cache_key(const AttentionPlan& plan);
 
 }  // namespace torch_cuda::cudnn

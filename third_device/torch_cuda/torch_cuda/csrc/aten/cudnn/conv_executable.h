@@ -8,13 +8,10 @@
 
 #include <cstdint>
 #include <functional>
-#include <list>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
-#include <utility>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/conv_plan.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/lru_cache.h"
 #include "torch_core/csrc/runtime/runtime_handles.h"
 
 namespace torch_cuda::cudnn {
@@ -52,32 +49,12 @@ struct ConvTuning {
 // is read only for a plan with benchmark (std::invalid_argument without a workspace).
 std::unique_ptr<ConvExecutable> make_conv_executable(const ConvPlan& plan, const ConvTuning& tuning);
 
-// The cache's bound from the environment variable's value (nullptr when unset), as stock's
-// getLRUCacheLimit reads it: 10,000 when unset or not an integer.
-std::int64_t conv_cache_limit(const char* value);
+using ConvCache = LruCache<ConvKey, ConvExecutable, ConvKeyHash>;
 
-class ConvCache {
- public:
-  using Factory = std::function<std::unique_ptr<ConvExecutable>(const ConvPlan&)>;
-
-  // limit > 0: keeps the `limit` most recently used executables; 0: all; < 0: none.
-  explicit ConvCache(std::int64_t limit);
-
-  // The executable of `key`: cached, or made by `make` (and cached).
-  std::shared_ptr<const ConvExecutable> lookup(const ConvKey& key, const ConvPlan& plan, const Factory& make);
-  std::int64_t size() const;
-
- private:
-  using Entry = std::pair<ConvKey, std::shared_ptr<const ConvExecutable>>;
-
-  // Under mutex_: the entry of `key`, made the most recent; nullptr when there is none.
-  const Entry* touch(const ConvKey& key);
-
-  const std::int64_t limit_;
-  mutable std::mutex mutex_;
-  std::list<Entry> recent_;  // the most recently used first
-  std::unordered_map<ConvKey, std::list<Entry>::iterator, ConvKeyHash> index_;
-};
+// The cache's capacity from TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT's value (nullptr when unset),
+// as stock's getLRUCacheLimit reads it: 10,000 when unset or not an integer; 0 means no
+// bound (ConvCache::kUnbounded), a negative value no caching (capacity 0).
+std::int64_t conv_cache_capacity(const char* value);
 
 // The cache of device `device` (0 <= device; the caller checks it against the count),
 // bounded by TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT as read at the first call.

@@ -3,24 +3,18 @@
 // dimensions and strides (half or bfloat16 in and out, float statistics and compute), an
 // sdpa node (the plan's scale, bias, top-left causal mask and dropout from the device's
 // Philox seed and offset, statistics when training) or an sdpa_backward node, validated,
-// lowered to cuDNN's backend, planned by heuristic A, checked for support and built. A
-// built graph is kept per device and plan, as stock caches its graphs (and as conv_cache
-// keeps convolutions: built outside the lock, never destroyed, since a graph's descriptors
-// must not outlive the driver's teardown at exit); running it binds the thread's cuDNN
-// handle to the stream and executes with the buffers' pointers.
+// lowered to cuDNN's backend, planned by heuristic A, checked for support and built (once
+// per plan and device: the operator keeps it in attention_cache). Running it binds the
+// thread's cuDNN handle to the stream and executes with the buffers' pointers.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <cudnn_frontend.h>
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_executable.h"
@@ -160,33 +154,10 @@ class CudnnAttention final : public AttentionExecutable {
   std::int64_t workspace_bytes_ = 0;
 };
 
-// Every field of the plan, as the cache's key.
-std::string key_of(const AttentionPlan& p, int device) {
-  std::ostringstream key;
-  key << std::hexfloat << device << ' ' << static_cast<int>(p.pass) << ' ' << static_cast<int>(p.data_type) << ' '
-      << p.has_bias << ' ' << p.causal << ' ' << p.stats << ' ' << p.scale << ' ' << p.dropout;  // exactly
-  for (const AttentionTensor* t : {&p.q, &p.k, &p.v, &p.o, &p.grad_o, &p.grad_q, &p.grad_k, &p.grad_v, &p.bias}) {
-    for (int d = 0; d < 4; ++d) key << ' ' << t->sizes[d] << ':' << t->strides[d];
-  }
-  return key.str();
-}
-
 }  // namespace
 
-std::shared_ptr<const AttentionExecutable> attention_executable(const AttentionPlan& plan) {
-  static std::mutex* const mutex = new std::mutex;
-  static auto* const built = new std::map<std::string, std::shared_ptr<const AttentionExecutable>>;
-  const int device = current_device();
-  const std::string key = key_of(plan, device);
-  {
-    const std::lock_guard<std::mutex> lock(*mutex);
-    const auto found = built->find(key);
-    if (found != built->end()) return found->second;
-  }
-  // Built outside the lock: building lowers the graph and asks cuDNN's heuristics.
-  std::shared_ptr<const AttentionExecutable> made = std::make_shared<CudnnAttention>(plan, device);
-  const std::lock_guard<std::mutex> lock(*mutex);
-  return built->emplace(key, std::move(made)).first->second;
+std::unique_ptr<AttentionExecutable> make_attention_executable(const AttentionPlan& plan) {
+  return std::make_unique<CudnnAttention>(plan, current_device());
 }
 
 }  // namespace torch_cuda::cudnn

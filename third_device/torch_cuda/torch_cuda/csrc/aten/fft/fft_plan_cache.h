@@ -1,18 +1,14 @@
 // The executable FFT plans and their per-device cache (torch.backends.cuda.cufft_plan_cache),
 // torch-free and shared by both variants. As stock's CuFFTParamsLRUCache: least recently
-// used plans go first, max_size 4096 by default, and max_size 0 turns caching off (each
-// transform then makes and drops its own plan).
+// used plans go first, max_size (the capacity) 4096 by default, and max_size 0 turns caching
+// off (each transform then makes and drops its own plan).
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <list>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
-#include <utility>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/fft/fft_plan.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/lru_cache.h"
 #include "torch_core/csrc/runtime/device_runtime.h"
 
 namespace torch_cuda::fft {
@@ -35,29 +31,7 @@ std::unique_ptr<Executable> make_executable(const FftPlan& plan);
 
 inline constexpr std::int64_t kDefaultPlanCacheSize = 4096;
 
-class PlanCache {
- public:
-  using Factory = std::function<std::unique_ptr<Executable>(const FftPlan&)>;
-
-  // The executable of `key`: cached, or made by `make` (and cached while max_size > 0).
-  std::shared_ptr<const Executable> lookup(const FftKey& key, const FftPlan& plan, const Factory& make);
-
-  std::int64_t size() const;
-  std::int64_t max_size() const;
-  // Throws std::invalid_argument for a negative size; evicts the least recently used
-  // plans beyond it.
-  void set_max_size(std::int64_t max_size);
-  void clear();
-
- private:
-  using Entry = std::pair<FftKey, std::shared_ptr<const Executable>>;
-  void evict_beyond(std::int64_t max_size);
-
-  mutable std::mutex mutex_;
-  std::list<Entry> usage_;  // most recently used first
-  std::unordered_map<FftKey, std::list<Entry>::iterator, FftKeyHash> index_;
-  std::int64_t max_size_ = kDefaultPlanCacheSize;
-};
+using PlanCache = LruCache<FftKey, Executable, FftKeyHash>;
 
 // The cache of device `device` (0 <= device; the caller checks it against the count).
 PlanCache& plan_cache(int device);
