@@ -229,10 +229,10 @@ class TheOperator(AttentionTestCase):
 
     def test_refusals(self) -> None:
         q, k, v = (t.cuda() for t in qkv(torch.float32))
-        with self.assertRaisesRegex(ValueError, "half and bfloat16"):
+        with self.assertRaisesRegex(RuntimeError, "half and bfloat16"):
             torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True)
         q, k, v = (t.cuda() for t in qkv())
-        with self.assertRaisesRegex(ValueError, "dropout probability 1.5"):
+        with self.assertRaisesRegex(RuntimeError, "dropout probability 1.5"):
             torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True, 1.5)
         _, lse, *_ = torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True)
         backward = torch.ops.aten._scaled_dot_product_cudnn_attention_backward

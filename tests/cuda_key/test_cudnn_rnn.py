@@ -233,10 +233,10 @@ class Refusals(CudnnRnnTestCase):
     def test_dropout_without_a_state(self) -> None:
         x, hx = torch.randn(SEQ, BATCH, INPUT).double(), torch.zeros(2, BATCH, HIDDEN).double()
         weights = [w.detach().cuda() for w in module("GRU", num_layers=2)._flat_weights]
-        with self.assertRaisesRegex(ValueError, "needs a dropout state"):
+        with self.assertRaisesRegex(RuntimeError, "needs a dropout state"):
             torch._cudnn_rnn(x.cuda(), weights, 4, None, hx.cuda(), None, 3, HIDDEN, 0, 2, False,
                              0.5, True, False, [], None)
-        with self.assertRaisesRegex(ValueError, "dropout > 0"):
+        with self.assertRaisesRegex(RuntimeError, "dropout > 0"):
             torch._cudnn_init_dropout_state(0.0, True, 1, device="cuda")
 
     def test_packed_rows_must_match_the_batch_sizes(self) -> None:
@@ -246,7 +246,7 @@ class Refusals(CudnnRnnTestCase):
 
     def test_unsorted_packed_lengths(self) -> None:
         x, hx = torch.randn(4, INPUT).double(), torch.zeros(1, 1, HIDDEN).double()
-        with self.assertRaisesRegex(ValueError, "non-increasing"):
+        with self.assertRaisesRegex(RuntimeError, "non-increasing"):
             self.gru(x.cuda(), hx.cuda(), batch_sizes=(1, 3))
 
 

@@ -26,7 +26,6 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
-#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -61,10 +60,7 @@ constexpr const char* kOp = "_scaled_dot_product_cudnn_attention";
 
 cudnn::AttentionTensor geometry4(const Tensor& t) {
   cudnn::AttentionTensor g;
-  for (int d = 0; d < 4; ++d) {
-    g.sizes[d] = t.size(d);
-    g.strides[d] = t.stride(d);
-  }
+  copy_shape(t, g.sizes, g.strides);
   return g;
 }
 
@@ -111,12 +107,7 @@ std::optional<Tensor> bias_of(const std::optional<Tensor>& attn_bias, const Tens
 }
 
 void run_plan(const cudnn::AttentionCall& call, const Tensor& like, cudnn::AttentionBuffers buffers) {
-  cudnn::AttentionPlan plan;
-  try {
-    plan = cudnn::plan_attention(call);
-  } catch (const std::invalid_argument& error) {
-    TORCH_CHECK_VALUE(false, kOp, ": ", error.what());
-  }
+  const cudnn::AttentionPlan plan = planned([&] { return cudnn::plan_attention(call); });
   const auto executable = cudnn::attention_cache(like.device().index())
                               .lookup(cudnn::attention_cache_key(plan),
                                       [&] { return cudnn::make_attention_executable(plan); });

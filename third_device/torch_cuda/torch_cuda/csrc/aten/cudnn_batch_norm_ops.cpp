@@ -115,7 +115,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_forward(
   cudnn::BatchNormCall call = describe(pass, input_t, weight_t, epsilon);
   call.exponential_average_factor = exponential_average_factor;
   call.running_stats = running_mean_t.defined() && running_var_t.defined();
-  const cudnn::BatchNormPlan plan = cudnn::plan_batch_norm(call);
+  const cudnn::BatchNormPlan plan = planned([&] { return cudnn::plan_batch_norm(call); });
 
   Tensor output_t = at::empty_like(input_t, input_t.options(), input_t.suggest_memory_format());
   // Inference returns empty statistics and reserve, as stock's (and native_batch_norm).
@@ -162,8 +162,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(
   const int64_t num_features = input_t.size(1);
   for (const auto& t : {weight, save_mean, save_var}) at::checkNumel(c, t, num_features);
   const c10::DeviceGuard guard(input_t.device());
-  const cudnn::BatchNormPlan plan =
-      cudnn::plan_batch_norm(describe(cudnn::BatchNormPass::kBackward, input_t, weight_t, epsilon));
+  const cudnn::BatchNormPlan plan = planned(
+      [&] { return cudnn::plan_batch_norm(describe(cudnn::BatchNormPass::kBackward, input_t, weight_t, epsilon)); });
 
   Tensor grad_input = at::empty(input_t.sizes(), input_t.options(), input_t.suggest_memory_format());
   Tensor grad_weight = at::empty(weight_t.sizes(), weight_t.options());

@@ -16,7 +16,6 @@
 // stubs.
 #include <array>
 #include <cstdint>
-#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -81,7 +80,7 @@ void run_call(cudnn::ConvDirection direction, const at::Tensor& x, const at::Ten
   key.deterministic = deterministic;
   key.benchmark = benchmark;
   key.allow_tf32 = allow_tf32;
-  const cudnn::ConvPlan plan = cudnn::plan_conv(key);
+  const cudnn::ConvPlan plan = planned([&] { return cudnn::plan_conv(key); });
   const c10::DeviceIndex device = x.device().index();
   const cudnn::ConvBuffers buffers{x4.data_ptr(), w4.data_ptr(), y4.data_ptr()};
   const torch_core::StreamHandle stream = backend().streams().current_handle(device);
@@ -102,12 +101,8 @@ void run_call(cudnn::ConvDirection direction, const at::Tensor& x, const at::Ten
 void run_plan(cudnn::ConvDirection direction, const at::Tensor& x, const at::Tensor& w, const at::Tensor& y,
               at::IntArrayRef padding, at::IntArrayRef stride, at::IntArrayRef dilation, int64_t groups, bool benchmark,
               bool deterministic, bool allow_tf32) {
-  std::vector<cudnn::BatchSlice> slices;
-  try {
-    slices = cudnn::conv_batch_slices(x.size(0), x.numel(), y.numel());
-  } catch (const std::invalid_argument& error) {
-    TORCH_CHECK_VALUE(false, error.what());
-  }
+  const std::vector<cudnn::BatchSlice> slices =
+      planned([&] { return cudnn::conv_batch_slices(x.size(0), x.numel(), y.numel()); });
   at::Tensor partial;  // one slice's weight gradient
   for (const cudnn::BatchSlice& slice : slices) {
     const at::Tensor xs = x.narrow(0, slice.start, slice.size), ys = y.narrow(0, slice.start, slice.size);

@@ -12,7 +12,6 @@
 // gradient starts zeroed: cuDNN leaves the steps past a sample's input length unwritten.
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -26,6 +25,7 @@
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/ctc_loss_executable.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/ctc_loss_plan.h"
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_operands.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/framework/cuda_backend.h"
 
 namespace torch_cuda::native {
@@ -54,10 +54,7 @@ void check_operands(const Tensor& log_probs_t, const Tensor& targets_t, c10::Bac
 
 cudnn::CtcLossCall call_of(const Tensor& log_probs, cudnn::CtcLengths lengths, bool deterministic) {
   cudnn::CtcLossCall call;
-  for (int d = 0; d < 3; ++d) {
-    call.sizes[d] = log_probs.size(d);
-    call.strides[d] = log_probs.stride(d);
-  }
+  copy_shape(log_probs, call.sizes, call.strides);
   call.lengths = lengths;
   call.deterministic = deterministic;
   return call;
@@ -69,12 +66,7 @@ std::tuple<Tensor, Tensor> run_call(const cudnn::CtcLossCall& call, const Tensor
   Tensor costs = at::empty({log_probs.size(1)}, log_probs.options());
   Tensor grad = at::zeros_like(log_probs, at::MemoryFormat::Contiguous);
   if (log_probs.size(1) == 0) return {costs, grad};
-  std::unique_ptr<cudnn::CtcLossExecutable> executable;
-  try {
-    executable = cudnn::make_ctc_loss_executable(cudnn::plan_ctc_loss(call));
-  } catch (const std::invalid_argument& error) {
-    TORCH_CHECK_VALUE(false, kOp, ": ", error.what());
-  }
+  const auto executable = planned([&] { return cudnn::make_ctc_loss_executable(cudnn::plan_ctc_loss(call)); });
   const Tensor workspace = at::empty({executable->workspace_size()}, log_probs.options().dtype(at::kByte));
   buffers.activations = log_probs.const_data_ptr();
   buffers.costs = costs.data_ptr();

@@ -69,7 +69,8 @@ cudnn::GridSamplerCall describe(cudnn::SamplerPass pass, const Tensor& input, co
 }
 
 void run_plan(const cudnn::GridSamplerCall& call, const Tensor& input, const cudnn::GridSamplerBuffers& buffers) {
-  const auto executable = cudnn::make_grid_sampler_executable(cudnn::plan_grid_sampler(call));
+  const auto executable =
+      cudnn::make_grid_sampler_executable(planned([&] { return cudnn::plan_grid_sampler(call); }));
   executable->run(buffers, backend().streams().current_handle(input.device().index()));
 }
 

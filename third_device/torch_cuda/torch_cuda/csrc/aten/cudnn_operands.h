@@ -1,6 +1,9 @@
-// What the CUDA key's cuDNN operators (cudnn_conv_ops.cpp, cudnn_batch_norm_ops.cpp) hand
-// their plans from a tensor: its data type in the plans' terms, and its sizes and strides.
+// What the CUDA key's cuDNN operators share: what they hand their plans from a tensor (its
+// data type in the plans' terms, its sizes and strides), and how a plan's refusal reaches
+// Python.
 #pragma once
+
+#include <stdexcept>
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/ScalarType.h>
@@ -31,13 +34,31 @@ inline cudnn::DataType cudnn_data_type_of(c10::ScalarType type, const char* op) 
               "; convert its tensors (e.g. .float()) first");
 }
 
+// Copies t's sizes and strides into arrays of at least t.dim() entries.
+template <typename Array>
+void copy_shape(const at::Tensor& t, Array& sizes, Array& strides) {
+  for (const auto d : c10::irange(t.dim())) {
+    sizes[d] = t.size(d);
+    strides[d] = t.stride(d);
+  }
+}
+
 inline cudnn::TensorGeometry geometry(const at::Tensor& t) {
   cudnn::TensorGeometry g;
-  for (const auto d : c10::irange(t.dim())) {
-    g.sizes[d] = t.size(d);
-    g.strides[d] = t.stride(d);
-  }
+  copy_shape(t, g.sizes, g.strides);
   return g;
+}
+
+// What `plan()` returns; a plan's refusal (std::invalid_argument, whose message names the
+// plan and what it refuses) is raised as a RuntimeError, as stock raises cuDNN's own
+// refusal of such a call (CUDNN_STATUS_BAD_PARAM, NOT_SUPPORTED).
+template <typename Plan>
+auto planned(const Plan& plan) -> decltype(plan()) {
+  try {
+    return plan();
+  } catch (const std::invalid_argument& error) {
+    TORCH_CHECK(false, error.what());
+  }
 }
 
 }  // namespace torch_cuda::native

@@ -239,8 +239,8 @@ Tensor init_dropout_state(double dropout, bool train, int64_t dropout_seed, std:
               options.device());
   // cuDNN seeds its generator only for a positive probability; a state made without one
   // would hold no random state for a later training call to restore.
-  TORCH_CHECK_VALUE(train && dropout > 0, "_cudnn_init_dropout_state: a dropout state is for training with "
-                    "dropout > 0, got dropout=", dropout, ", train=", train);
+  TORCH_CHECK(train && dropout > 0, "_cudnn_init_dropout_state: a dropout state is for training with "
+              "dropout > 0, got dropout=", dropout, ", train=", train);
   const c10::DeviceGuard guard(options.device());
   Tensor state = at::empty({cudnn::dropout_state_size()}, options.dtype(at::kByte));
   cudnn::init_dropout_state(state.data_ptr(), state.numel(), static_cast<float>(dropout),

@@ -1,6 +1,5 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn_rnn_weights.h"
 
-#include <stdexcept>
 #include <utility>
 
 #include <ATen/Context.h>
@@ -57,24 +56,16 @@ cudnn::RnnCall rnn_call(const RnnShape& shape, c10::ScalarType type, std::vector
 }
 
 cudnn::RnnPlan plan_or_throw(const cudnn::RnnCall& call) {
-  try {
-    return cudnn::plan_rnn(call);
-  } catch (const std::invalid_argument& error) {
-    TORCH_CHECK_VALUE(false, error.what());
-  }
+  return planned([&] { return cudnn::plan_rnn(call); });
 }
 
 std::unique_ptr<cudnn::RnnExecutable> rnn_executable(const cudnn::RnnPlan& plan, const at::Tensor& dropout_state) {
-  TORCH_CHECK_VALUE(!plan.train || plan.dropout == 0 || dropout_state.defined(),
-                    "cuDNN RNN: training with dropout ", plan.dropout,
-                    " needs a dropout state (torch._cudnn_init_dropout_state)");
+  TORCH_CHECK(!plan.train || plan.dropout == 0 || dropout_state.defined(),
+              "cuDNN RNN: training with dropout ", plan.dropout,
+              " needs a dropout state (torch._cudnn_init_dropout_state)");
   void* state = dropout_state.defined() ? dropout_state.data_ptr() : nullptr;
   const std::int64_t bytes = dropout_state.defined() ? dropout_state.numel() : 0;
-  try {
-    return cudnn::make_rnn_executable(plan, state, bytes);
-  } catch (const std::invalid_argument& error) {
-    TORCH_CHECK_VALUE(false, error.what());
-  }
+  return planned([&] { return cudnn::make_rnn_executable(plan, state, bytes); });
 }
 
 std::int64_t weight_space_elements(const cudnn::RnnExecutable& executable, const at::Tensor& like) {
