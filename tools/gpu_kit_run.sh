@@ -124,12 +124,14 @@ declare -A checks=(
   [bench_training]="90|PYTHONPATH=examples/training $python benchmarks/runtime/training_step.py"
   [bench_op_overhead]="90|$python benchmarks/runtime/op_overhead.py --device cuda"
   [bench_convolution]="90|$python benchmarks/runtime/convolution.py"
+  [bench_attention]="90|$python benchmarks/runtime/attention.py"
   [bench_fft]="90|$python benchmarks/runtime/fft.py"
   [bench_linalg]="120|$python benchmarks/runtime/linalg.py"
   # The machine's own python3 and torch, where that is a stock CUDA build: the baseline.
   [bench_training_stock]="90|env -u PYTHONHOME PYTHONPATH=examples/training python3 benchmarks/runtime/training_step.py"
   [bench_op_overhead_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/op_overhead.py --device cuda"
   [bench_convolution_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/convolution.py"
+  [bench_attention_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/attention.py"
   [bench_fft_stock]="90|env -u PYTHONHOME python3 benchmarks/runtime/fft.py"
   [bench_linalg_stock]="120|env -u PYTHONHOME python3 benchmarks/runtime/linalg.py"
 )
@@ -163,7 +165,8 @@ run_check() {
 # fills the device's memory or slows every kernel down.
 first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test cusolver_test cudnn_test cudnn_batch_norm_test
   cudnn_grid_sampler_test cudnn_rnn_test cudnn_ctc_loss_test cudnn_attention_test nccl_test demo)
-alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_fft bench_fft_stock bench_linalg bench_linalg_stock bench_op_overhead
+alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_attention
+  bench_attention_stock bench_fft bench_fft_stock bench_linalg bench_linalg_stock bench_op_overhead
   bench_op_overhead_stock contract_oom cuda_key_allocator_stress cuda_key_memory_tools sanitize_engine
   sanitize_cublas)
 side_by_side=()
