@@ -31,8 +31,6 @@ using simulated::element_count;
 using simulated::Index;
 using simulated::offset_of;
 
-// The cuDNN calls each direction stands in for: choosing an algorithm by heuristics or by
-// timing (benchmark), and running it.
 // The frontend's calls this stands in for, per direction: choosing by heuristics or, with
 // benchmark, by timing the candidates; running the graph.
 constexpr const char* kChooseCalls[3][2] = {
