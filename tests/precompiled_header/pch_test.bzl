@@ -50,8 +50,8 @@ def _uses_header_impl(ctx):
 
         # GCC takes the first variant whose flags are the compile's and whose defines it has.
         fitting = [
-            variant
-            for variant, (pch_flags, pch_defines) in zip(pch.argvs, variants)
+            pch_argv
+            for pch_argv, (pch_flags, pch_defines) in zip(pch.argvs, variants)
             if pch_flags == flags and not [d for d in pch_defines if d not in defines]
         ]
         asserts.true(env, len(fitting) > 0, "%s: no variant fits %s; the header's: %s" % (

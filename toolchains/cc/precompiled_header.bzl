@@ -96,8 +96,9 @@ def _cc_precompiled_header_impl(ctx):
     ctx.actions.symlink(output = header, target_file = ctx.file.hdr)
 
     # Bazel compiles position-independent objects only, except under -c opt, where what
-    # links into an executable is compiled without -fPIC: GCC takes the variant of the
-    # .gch directory that fits (Bazel's own rule: prefer_pic_for_opt_binaries aside).
+    # links into an executable is compiled without -fPIC (unless the toolchain enables
+    # prefer_pic_for_opt_binaries, which @host_gcc's does not declare): GCC takes the
+    # variant of the .gch directory that fits.
     pic_variants = [True, False] if ctx.var["COMPILATION_MODE"] == "opt" else [True]
     variants = [
         _precompile(ctx, cc_toolchain, feature_configuration, compilation_context, header, pic)
