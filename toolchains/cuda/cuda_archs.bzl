@@ -27,7 +27,7 @@ def _arch_value(number):
 def gencode_flags(archs):
     """The build setting's archs: SASS for every sm_XY, plus PTX for the newest.
 
-    A minor revision's SASS (sm_86, sm_89) is compiled from the PTX of the lowest listed
+    A minor revision's SASS (sm_86) is compiled from the PTX of the lowest listed
     architecture of its major version (compute_80), as in nvcc's own
     `-gencode arch=compute_80,code=[sm_80,sm_86]`: nvcc's front end (cicc, most of a
     kernel's compile time) then runs once per major version, not once per entry, while
