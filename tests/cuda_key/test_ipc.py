@@ -11,13 +11,52 @@ from __future__ import annotations
 
 import gc
 import queue
+import subprocess
+import sys
+import tempfile
 import unittest
 from multiprocessing.reduction import ForkingPickler
+from pathlib import Path
 
 import torch
 import torch.multiprocessing as mp
 
 TIMEOUT_S = 40  # a consumer that died (or a send that failed) shows up as a timeout
+
+# A producer that shares a device tensor with a consumer, gets its reply, lets the tensor
+# go and exits. It prints the shared-memory files that the send made (the consumer's
+# reference counter, /dev/shm/torch_core_<pid>_<n>): the pid is its namespace's, which a
+# sandboxed test shares with others, hence the before and after.
+_PRODUCER_SCRIPT = f"""
+import os
+from pathlib import Path
+
+import torch
+import torch.multiprocessing as mp
+
+
+def consumer(connection):
+    connection.send(float(connection.recv().sum()))
+
+
+def counter_files():
+    return set(Path("/dev/shm").glob(f"torch_core_{{os.getpid()}}_*"))
+
+
+if __name__ == "__main__":
+    context = mp.get_context("spawn")
+    ours, theirs = context.Pipe()
+    process = context.Process(target=consumer, args=(theirs,))
+    process.start()
+    tensor = torch.ones(8, device="cuda")
+    before = counter_files()
+    ours.send(tensor)  # pickled here, unlike a queue's put
+    made = counter_files() - before
+    assert ours.poll({TIMEOUT_S}) and ours.recv() == 8.0
+    process.join({TIMEOUT_S})
+    del tensor
+    print(*sorted(made))
+"""
 
 
 def _consumer(requests: mp.Queue, replies: mp.Queue) -> None:
@@ -157,6 +196,22 @@ class SharedTensors(unittest.TestCase):
     def test_empty_tensor(self) -> None:
         self.assertEqual(self.ask("describe", torch.empty(0, device="cuda"))[:2], ("cuda:0", []))
 
+
+class SharedMemoryFiles(unittest.TestCase):
+    def test_producer_leaves_no_counter_file_behind(self) -> None:
+        # Sharing a device tensor hands the consumer a reference counter in a shared-memory
+        # file; once no storage of the producer holds a slot in it, it goes at exit (as
+        # stock's). A storage still alive at exit keeps it, in stock too.
+        with tempfile.TemporaryDirectory() as workdir:
+            script = Path(workdir) / "producer.py"
+            script.write_text(_PRODUCER_SCRIPT)
+            result = subprocess.run([sys.executable, str(script)], capture_output=True,
+                                    text=True, timeout=3 * TIMEOUT_S, check=False)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        made = [Path(name) for name in result.stdout.split()]
+        self.assertEqual(len(made), 1, f"one counter file while sharing: {result.stdout!r}")
+        self.assertFalse(made[0].exists(), f"{made[0]} outlived the producer")
+        self.assertNotIn("[W]", result.stderr)  # no consumer held memory at exit
 
 if __name__ == "__main__":
     unittest.main()

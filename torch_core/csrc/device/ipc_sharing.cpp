@@ -70,11 +70,18 @@ IpcState& state() {
   return *instance;
 }
 
-// Said at exit when consumers still hold memory this process shared (stock's warning).
-// Nothing is freed here: the allocator may be gone already.
-struct ExitWarning {
-  ~ExitWarning() {
+// At exit, as stock's ~CudaIPCGlobalEntities: the counter file new slots would have come
+// from is let go, so the map allocator unlinks it from /dev/shm unless a shared storage
+// still holds one of its slots (it did not, and every process that ever shared a device
+// tensor left an 80 KB file behind); and a warning is said when consumers still hold
+// memory this process shared. No memory is freed here: the allocator may be gone already.
+struct AtExit {
+  ~AtExit() {
     IpcState& s = state();
+    {
+      std::lock_guard<std::mutex> lock(s.counters_mutex);
+      s.current.reset();
+    }
     std::lock_guard<std::mutex> lock(s.limbo_mutex);
     std::size_t held = 0;
     for (const auto& sent : s.limbo) held += sent->counter_value() > 0 ? 1 : 0;
@@ -85,7 +92,7 @@ struct ExitWarning {
                    held);
     }
   }
-} exit_warning;
+} at_exit;
 
 SentData::~SentData() {
   if (event == nullptr) return;
