@@ -213,5 +213,6 @@ class SharedMemoryFiles(unittest.TestCase):
         self.assertFalse(made[0].exists(), f"{made[0]} outlived the producer")
         self.assertNotIn("[W]", result.stderr)  # no consumer held memory at exit
 
+
 if __name__ == "__main__":
     unittest.main()

@@ -72,7 +72,7 @@ IpcState& state() {
 
 // At exit, as stock's ~CudaIPCGlobalEntities: the counter file new slots would have come
 // from is let go, so the map allocator unlinks it from /dev/shm unless a shared storage
-// still holds one of its slots (it did not, and every process that ever shared a device
+// still holds one of its slots (it was never let go: every process that shared a device
 // tensor left an 80 KB file behind); and a warning is said when consumers still hold
 // memory this process shared. No memory is freed here: the allocator may be gone already.
 struct AtExit {
