@@ -23,10 +23,11 @@ import torch.multiprocessing as mp
 
 TIMEOUT_S = 40  # a consumer that died (or a send that failed) shows up as a timeout
 
-# A producer that shares a device tensor with a consumer, gets its reply, lets the tensor
-# go and exits. It prints the shared-memory files that the send made (the consumer's
-# reference counter, /dev/shm/torch_core_<pid>_<n>): the pid is its namespace's, which a
-# sandboxed test shares with others, hence the before and after.
+# A producer that shares a device tensor with a consumer and lets it go while the consumer
+# still holds it (its block waits in limbo), then the consumer lets go and the producer
+# exits without torch.cuda.ipc_collect(). It prints the shared-memory files that the send
+# made (the consumer's reference counter, /dev/shm/torch_core_<pid>_<n>): the pid is its
+# namespace's, which a sandboxed test shares with others, hence the before and after.
 _PRODUCER_SCRIPT = f"""
 import os
 from pathlib import Path
@@ -36,7 +37,11 @@ import torch.multiprocessing as mp
 
 
 def consumer(connection):
-    connection.send(float(connection.recv().sum()))
+    tensor = connection.recv()
+    connection.send(float(tensor.sum()))
+    connection.recv()
+    del tensor
+    connection.send("dropped")
 
 
 def counter_files():
@@ -53,8 +58,10 @@ if __name__ == "__main__":
     ours.send(tensor)  # pickled here, unlike a queue's put
     made = counter_files() - before
     assert ours.poll({TIMEOUT_S}) and ours.recv() == 8.0
-    process.join({TIMEOUT_S})
     del tensor
+    ours.send("drop")
+    assert ours.poll({TIMEOUT_S}) and ours.recv() == "dropped"
+    process.join({TIMEOUT_S})
     print(*sorted(made))
 """
 
@@ -200,8 +207,8 @@ class SharedTensors(unittest.TestCase):
 class SharedMemoryFiles(unittest.TestCase):
     def test_producer_leaves_no_counter_file_behind(self) -> None:
         # Sharing a device tensor hands the consumer a reference counter in a shared-memory
-        # file; once no storage of the producer holds a slot in it, it goes at exit (as
-        # stock's). A storage still alive at exit keeps it, in stock too.
+        # file; once every consumer is done with it, it goes at exit, as stock's (a storage
+        # of the producer still alive at exit keeps it, in stock too).
         with tempfile.TemporaryDirectory() as workdir:
             script = Path(workdir) / "producer.py"
             script.write_text(_PRODUCER_SCRIPT)

@@ -73,8 +73,10 @@ IpcState& state() {
 // At exit, as stock's ~CudaIPCGlobalEntities: the counter file new slots would have come
 // from is let go, so the map allocator unlinks it from /dev/shm unless a shared storage
 // still holds one of its slots (it was never let go: every process that shared a device
-// tensor left an 80 KB file behind); and a warning is said when consumers still hold
-// memory this process shared. No memory is freed here: the allocator may be gone already.
+// tensor left an 80 KB file behind). The blocks in limbo whose consumers are done let go
+// of their slots too, as stock's exit collects them, but their memory is not freed (the
+// allocator may be gone already) and their record is left to the process's end. A warning
+// is said when consumers still hold memory this process shared.
 struct AtExit {
   ~AtExit() {
     IpcState& s = state();
@@ -83,13 +85,21 @@ struct AtExit {
       s.current.reset();
     }
     std::lock_guard<std::mutex> lock(s.limbo_mutex);
-    std::size_t held = 0;
-    for (const auto& sent : s.limbo) held += sent->counter_value() > 0 ? 1 : 0;
-    if (held > 0) {
+    std::vector<std::unique_ptr<SentData>> held;
+    for (auto& sent : s.limbo) {
+      if (sent->counter_value() > 0) {
+        held.push_back(std::move(sent));
+      } else {
+        sent->file.reset();
+        static_cast<void>(sent.release());  // never destroyed: see above
+      }
+    }
+    s.limbo = std::move(held);
+    if (!s.limbo.empty()) {
       std::fprintf(stderr,
                    "[W] Producer process has been terminated before all shared device tensors were released "
                    "(%zu still held by other processes).\n",
-                   held);
+                   s.limbo.size());
     }
   }
 } at_exit;
