@@ -70,6 +70,19 @@ IpcState& state() {
   return *instance;
 }
 
+// Takes out of limbo the blocks whose consumers have all let go.
+std::vector<std::unique_ptr<SentData>> take_released_limbo() {
+  IpcState& s = state();
+  std::lock_guard<std::mutex> lock(s.limbo_mutex);
+  std::vector<std::unique_ptr<SentData>> kept;
+  std::vector<std::unique_ptr<SentData>> released;
+  for (auto& sent : s.limbo) {
+    (sent->counter_value() > 0 ? kept : released).push_back(std::move(sent));
+  }
+  s.limbo = std::move(kept);
+  return released;
+}
+
 // At exit, as stock's ~CudaIPCGlobalEntities: the counter file new slots would have come
 // from is let go, so the map allocator unlinks it from /dev/shm unless a shared storage
 // still holds one of its slots (it was never let go: every process that shared a device
@@ -84,17 +97,11 @@ struct AtExit {
       std::lock_guard<std::mutex> lock(s.counters_mutex);
       s.current.reset();
     }
-    std::lock_guard<std::mutex> lock(s.limbo_mutex);
-    std::vector<std::unique_ptr<SentData>> held;
-    for (auto& sent : s.limbo) {
-      if (sent->counter_value() > 0) {
-        held.push_back(std::move(sent));
-      } else {
-        sent->file.reset();
-        static_cast<void>(sent.release());  // never destroyed: see above
-      }
+    for (std::unique_ptr<SentData>& sent : take_released_limbo()) {
+      sent->file.reset();
+      static_cast<void>(sent.release());  // never destroyed: see above
     }
-    s.limbo = std::move(held);
+    std::lock_guard<std::mutex> lock(s.limbo_mutex);
     if (!s.limbo.empty()) {
       std::fprintf(stderr,
                    "[W] Producer process has been terminated before all shared device tensors were released "
@@ -135,16 +142,7 @@ std::shared_ptr<CounterFile> take_counter_slot(std::int64_t* offset) {
 }
 
 bool collect_limbo() {
-  IpcState& s = state();
-  std::vector<std::unique_ptr<SentData>> released;
-  {
-    std::lock_guard<std::mutex> lock(s.limbo_mutex);
-    std::vector<std::unique_ptr<SentData>> kept;
-    for (auto& sent : s.limbo) {
-      (sent->counter_value() > 0 ? kept : released).push_back(std::move(sent));
-    }
-    s.limbo = std::move(kept);
-  }
+  std::vector<std::unique_ptr<SentData>> released = take_released_limbo();
   const bool freed = !released.empty();
   released.clear();  // outside the lock: freeing goes back into the allocator
   return freed;
