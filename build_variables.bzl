@@ -564,6 +564,7 @@ torch_cuda_engine_kernel_headers = [
     "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_executor.cuh",
     "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_kernels.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/engine/cuda_reduce_executor.cuh",
+    "third_device/torch_cuda/torch_cuda/csrc/aten/engine/radix_key.h",
     "third_device/torch_cuda/torch_cuda/csrc/aten/loop_index.h",
 ]
 
