@@ -12,8 +12,8 @@ transports that limit a file's size), holding:
   site/     the pinned torch with its Python dependencies (the @torch repository, without
             headers, C++ tests and stubs), @torch_testing (expecttest), torch_core's and
             torch_cuda's wheels unpacked;
-  bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cublas_test, //tests/gpu:cufft_test,
-            //tests/gpu:cusolver_test, //tests/gpu:cudnn_test,
+  bin/      //tests/gpu:cuda_engine_test, //tests/gpu:cuda_sort_test, //tests/gpu:cublas_test,
+            //tests/gpu:cufft_test, //tests/gpu:cusolver_test, //tests/gpu:cudnn_test,
             //tests/gpu:cudnn_batch_norm_test, //tests/gpu:cudnn_grid_sampler_test,
             //tests/gpu:cudnn_rnn_test, //tests/gpu:cudnn_ctc_loss_test,
             //tests/gpu:cudnn_attention_test,
@@ -45,6 +45,7 @@ BAZEL = REPO / "tools" / "bazel"
 
 TEST_BINARIES = [
     "//tests/gpu:cuda_engine_test",
+    "//tests/gpu:cuda_sort_test",
     "//tests/gpu:cublas_test",
     "//tests/gpu:cufft_test",
     "//tests/gpu:cusolver_test",

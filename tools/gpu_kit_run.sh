@@ -104,6 +104,7 @@ declare -A checks=(
   [env]="30|nvidia-smi; $python -c 'import torch; print(torch.__version__, torch.cuda.device_count(), torch.cuda.get_device_name(), torch.cuda.get_device_capability())'"
   [cuda_runtime_test]="30|$bin/cuda_runtime_test"
   [cuda_engine_test]="60|LD_LIBRARY_PATH=$bin $bin/cuda_engine_test"
+  [cuda_sort_test]="60|LD_LIBRARY_PATH=$bin $bin/cuda_sort_test"
   [cublas_test]="30|LD_LIBRARY_PATH=$cublas_dir $bin/cublas_test"
   [cufft_test]="60|LD_LIBRARY_PATH=$cufft_dir $bin/cufft_test"
   [cusolver_test]="60|LD_LIBRARY_PATH=$cusolver_path $bin/cusolver_test"
@@ -163,7 +164,7 @@ run_check() {
 
 # One after another: what everything else stands on. Alone: the benchmarks, then what
 # fills the device's memory or slows every kernel down.
-first=(env cuda_runtime_test cuda_engine_test cublas_test cufft_test cusolver_test cudnn_test cudnn_batch_norm_test
+first=(env cuda_runtime_test cuda_engine_test cuda_sort_test cublas_test cufft_test cusolver_test cudnn_test cudnn_batch_norm_test
   cudnn_grid_sampler_test cudnn_rnn_test cudnn_ctc_loss_test cudnn_attention_test nccl_test demo)
 alone=(bench_training bench_training_stock bench_convolution bench_convolution_stock bench_attention
   bench_attention_stock bench_fft bench_fft_stock bench_linalg bench_linalg_stock bench_op_overhead
