@@ -91,6 +91,17 @@ void plan_checks() {
   varied = base;
   varied.dropout = 0.1;
   check(cudnn::attention_cache_key(varied) != cudnn::attention_cache_key(base), "dropout is keyed");
+  varied = base;
+  varied.k.strides[1] += 1;
+  check(cudnn::attention_cache_key(varied) != cudnn::attention_cache_key(base), "a stride is keyed");
+  varied = base;
+  varied.scale = -0.0;
+  cudnn::AttentionPlan zero = base;
+  zero.scale = 0.0;
+  check(cudnn::attention_cache_key(varied) != cudnn::attention_cache_key(zero), "-0 and +0 scales are two keys");
+  check(cudnn::AttentionKeyHash{}(cudnn::attention_cache_key(base)) ==
+            cudnn::AttentionKeyHash{}(cudnn::attention_cache_key(cudnn::AttentionPlan(base))),
+        "equal keys hash alike");
   check(cudnn::attention_cache(0).capacity() == cudnn::AttentionCache::kUnbounded, "graphs kept without bound");
   call = call_of(AttentionPass::kForward, 2, 2, 8, false, false);
   call.dropout = 1.5;

@@ -6,8 +6,10 @@
 // first to finish is kept and both get it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -15,6 +17,11 @@
 #include <utility>
 
 namespace torch_cuda {
+
+// Mixes `value` into `seed`, boost's hash_combine: the caches' keys hash their fields with it.
+inline void hash_combine(std::size_t& seed, std::int64_t value) {
+  seed ^= std::hash<std::int64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+}
 
 template <typename Key, typename Value, typename Hash>
 class LruCache {

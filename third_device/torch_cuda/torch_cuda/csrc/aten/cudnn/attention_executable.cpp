@@ -1,22 +1,57 @@
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_executable.h"
 
-#include <sstream>
+#include <array>
+#include <cstring>
 
 namespace torch_cuda::cudnn {
+namespace {
+
+// The plan's tensors, bias and gradients included (zero where the pass has none).
+constexpr std::array<AttentionTensor AttentionPlan::*, 9> kTensors = {
+    &AttentionPlan::q,      &AttentionPlan::k,      &AttentionPlan::v,      &AttentionPlan::o,   &AttentionPlan::grad_o,
+    &AttentionPlan::grad_q, &AttentionPlan::grad_k, &AttentionPlan::grad_v, &AttentionPlan::bias};
+
+std::int64_t bits_of(double value) {
+  std::int64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+}  // namespace
 
 AttentionCache& attention_cache(int device) {
   static auto* const caches = new DeviceCaches<AttentionCache>(AttentionCache::kUnbounded);
   return caches->get(device);
 }
 
-std::string attention_cache_key(const AttentionPlan& p) {
-  std::ostringstream key;
-  key << std::hexfloat << static_cast<int>(p.pass) << ' ' << static_cast<int>(p.data_type) << ' ' << p.has_bias
-      << ' ' << p.causal << ' ' << p.stats << ' ' << p.scale << ' ' << p.dropout;
-  for (const AttentionTensor* t : {&p.q, &p.k, &p.v, &p.o, &p.grad_o, &p.grad_q, &p.grad_k, &p.grad_v, &p.bias}) {
-    for (int d = 0; d < 4; ++d) key << ' ' << t->sizes[d] << ':' << t->strides[d];
+bool AttentionKey::operator==(const AttentionKey& other) const {
+  const AttentionPlan& a = plan;
+  const AttentionPlan& b = other.plan;
+  if (a.pass != b.pass || a.data_type != b.data_type || a.has_bias != b.has_bias || a.causal != b.causal ||
+      a.stats != b.stats || bits_of(a.scale) != bits_of(b.scale) || bits_of(a.dropout) != bits_of(b.dropout)) {
+    return false;
   }
-  return key.str();
+  for (const auto tensor : kTensors) {
+    if ((a.*tensor).sizes != (b.*tensor).sizes || (a.*tensor).strides != (b.*tensor).strides) return false;
+  }
+  return true;
 }
+
+std::size_t AttentionKeyHash::operator()(const AttentionKey& key) const {
+  const AttentionPlan& p = key.plan;
+  std::size_t seed = 0;
+  for (const std::int64_t field : {static_cast<std::int64_t>(p.pass), static_cast<std::int64_t>(p.data_type),
+                                   std::int64_t{p.has_bias}, std::int64_t{p.causal}, std::int64_t{p.stats},
+                                   bits_of(p.scale), bits_of(p.dropout)}) {
+    hash_combine(seed, field);
+  }
+  for (const auto tensor : kTensors) {
+    for (const std::int64_t size : (p.*tensor).sizes) hash_combine(seed, size);
+    for (const std::int64_t stride : (p.*tensor).strides) hash_combine(seed, stride);
+  }
+  return seed;
+}
+
+AttentionKey attention_cache_key(const AttentionPlan& plan) { return AttentionKey{plan}; }
 
 }  // namespace torch_cuda::cudnn

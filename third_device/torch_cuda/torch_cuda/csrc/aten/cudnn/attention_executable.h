@@ -1,10 +1,9 @@
 // The executable cuDNN attention plans, torch-free and shared by both variants.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <string>
 
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/cudnn/attention_plan.h"
 #include "third_device/torch_cuda/torch_cuda/csrc/aten/lru_cache.h"
@@ -45,12 +44,23 @@ class AttentionExecutable {
 // variant builds its frontend graph).
 std::unique_ptr<AttentionExecutable> make_attention_executable(const AttentionPlan& plan);
 
+// The cache's key: every field of the plan, the scale and dropout by their bits.
+struct AttentionKey {
+  AttentionPlan plan;
+
+  bool operator==(const AttentionKey& other) const;
+  bool operator!=(const AttentionKey& other) const { return !(*this == other); }
+};
+
+struct AttentionKeyHash {
+  std::size_t operator()(const AttentionKey& key) const;
+};
+
 // The executables of a device by their plan's key, kept without bound as stock's graph
 // cache of cuDNN attention (MHA.cpp) keeps them.
-using AttentionCache = LruCache<std::string, AttentionExecutable, std::hash<std::string>>;
+using AttentionCache = LruCache<AttentionKey, AttentionExecutable, AttentionKeyHash>;
 AttentionCache& attention_cache(int device);
 
-// Every field of the plan (the scale and dropout exactly), as the cache's key.
-std::string attention_cache_key(const AttentionPlan& plan);
+AttentionKey attention_cache_key(const AttentionPlan& plan);
 
 }  // namespace torch_cuda::cudnn

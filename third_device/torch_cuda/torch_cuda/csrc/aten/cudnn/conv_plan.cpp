@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/lru_cache.h"
 
 namespace torch_cuda::cudnn {
 namespace {
@@ -57,9 +58,7 @@ bool ConvKey::operator==(const ConvKey& other) const {
 
 std::size_t ConvKeyHash::operator()(const ConvKey& key) const {
   std::size_t seed = 0;
-  const auto mix = [&seed](std::int64_t value) {
-    seed ^= std::hash<std::int64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
-  };
+  const auto mix = [&seed](std::int64_t value) { hash_combine(seed, value); };
   mix(static_cast<std::int64_t>(key.direction));
   mix(static_cast<std::int64_t>(key.data_type));
   mix(key.spatial);

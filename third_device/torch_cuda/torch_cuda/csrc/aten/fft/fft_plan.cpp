@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "third_device/torch_cuda/torch_cuda/csrc/aten/lru_cache.h"
+
 namespace torch_cuda::fft {
 namespace {
 
@@ -83,9 +85,7 @@ bool FftKey::operator==(const FftKey& other) const {
 
 std::size_t FftKeyHash::operator()(const FftKey& key) const {
   std::size_t hash = std::hash<int>()(key.rank);
-  const auto mix = [&hash](std::int64_t value) {
-    hash ^= std::hash<std::int64_t>()(value) + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
-  };
+  const auto mix = [&hash](std::int64_t value) { hash_combine(hash, value); };
   for (int i = 0; i <= kMaxRank; ++i) {
     mix(key.sizes[i]);
     mix(key.in_strides[i]);
