@@ -17,6 +17,13 @@ std::int64_t bits_of(double value) {
   return bits;
 }
 
+// The plan's other fields, the scale and dropout by their bits: what equality and the hash
+// both read.
+std::array<std::int64_t, 7> scalar_fields(const AttentionPlan& p) {
+  return {static_cast<std::int64_t>(p.pass), static_cast<std::int64_t>(p.data_type), p.has_bias, p.causal, p.stats,
+          bits_of(p.scale), bits_of(p.dropout)};
+}
+
 }  // namespace
 
 AttentionCache& attention_cache(int device) {
@@ -27,10 +34,7 @@ AttentionCache& attention_cache(int device) {
 bool AttentionKey::operator==(const AttentionKey& other) const {
   const AttentionPlan& a = plan;
   const AttentionPlan& b = other.plan;
-  if (a.pass != b.pass || a.data_type != b.data_type || a.has_bias != b.has_bias || a.causal != b.causal ||
-      a.stats != b.stats || bits_of(a.scale) != bits_of(b.scale) || bits_of(a.dropout) != bits_of(b.dropout)) {
-    return false;
-  }
+  if (scalar_fields(a) != scalar_fields(b)) return false;
   for (const auto tensor : kTensors) {
     if ((a.*tensor).sizes != (b.*tensor).sizes || (a.*tensor).strides != (b.*tensor).strides) return false;
   }
@@ -40,11 +44,7 @@ bool AttentionKey::operator==(const AttentionKey& other) const {
 std::size_t AttentionKeyHash::operator()(const AttentionKey& key) const {
   const AttentionPlan& p = key.plan;
   std::size_t seed = 0;
-  for (const std::int64_t field : {static_cast<std::int64_t>(p.pass), static_cast<std::int64_t>(p.data_type),
-                                   std::int64_t{p.has_bias}, std::int64_t{p.causal}, std::int64_t{p.stats},
-                                   bits_of(p.scale), bits_of(p.dropout)}) {
-    hash_combine(seed, field);
-  }
+  for (const std::int64_t field : scalar_fields(p)) hash_combine(seed, field);
   for (const auto tensor : kTensors) {
     for (const std::int64_t size : (p.*tensor).sizes) hash_combine(seed, size);
     for (const std::int64_t stride : (p.*tensor).strides) hash_combine(seed, stride);
