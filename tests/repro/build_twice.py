@@ -3,26 +3,30 @@
 
 The two builds differ in everything that must not matter: the checkout path (and its
 length), the files' modification times, the output base (so every sandbox and execroot
-path), the Bazel server and the process ids nvcc and gcc run under. Neither may take an
-action result from a cache: the disk cache is turned off and remote results are not
-accepted, so every artifact is really compiled twice. Both run every action in Bazel's
-hermetic Linux sandbox (hermetic_sandbox.py), which shows an action its declared inputs
-and the machine's runtime only: a build that reads the machine's headers, compiler or
-linker fails here. The repository cache stays shared (fetched wheels and packages are
-pinned by sha256).
+path), the Bazel server and the process ids nvcc and gcc run under. The second build takes
+nothing from a cache: the disk cache is turned off and remote results are not accepted, so
+every artifact is compiled from nothing. The first is an ordinary build: what the disk
+cache holds comes from an earlier build, made from another checkout at another time (in CI,
+the test run's, just before), and what it lacks is compiled in the first copy. Either way
+each artifact is compared between two compilations in two places, at the cost of one build
+from nothing instead of two (half of this script's time). Both run every action they
+execute in Bazel's hermetic Linux sandbox (hermetic_sandbox.py), which shows an action its
+declared inputs and the machine's runtime only: a build that reads the machine's headers,
+compiler or linker fails here. The repository cache stays shared (fetched wheels and
+packages are pinned by sha256).
 
 The working tree is copied as git sees it (tests/checkout_copy.py), so uncommitted changes
 are checked too.
 
 Prints a digest table; on a mismatch names the first differing artifact, shows where it
-differs, and exits 1 (2 when a build fails). .ci/run runs it after the tests; it takes
-about five minutes on two cores (its two real _CUDAC builds, mostly). Usage:
+differs, and exits 1 (2 when a build fails). .ci/run runs it after the tests. Usage:
   tests/repro/build_twice.py [--keep] [--source DIR] [--bazel_flag=FLAG ...] [TARGET ...]
-e.g. --bazel_flag=--compilation_mode=opt to check an optimised build.
+e.g. --bazel_flag=--compilation_mode=opt to check an optimised build (whose first build
+finds nothing in the cache unless one was made before).
 
 It is a script rather than a test under //tests/...: it needs two Bazel servers with output
-bases of their own and caches turned off, which a sandboxed test action cannot start (and
-a test would itself be cached, when the point is to build from nothing).
+bases of their own and the cache turned off for one, which a sandboxed test action cannot
+start (and a test would itself be cached, when the point is to build from nothing).
 """
 
 from __future__ import annotations
@@ -56,25 +60,26 @@ TARGETS = [
     "//torch_core:wheel",
 ]
 
-# Both builds must really run every action: no disk cache, no remote cache hits, and no
-# stamping (an unstamped build must not depend on the time or the git state).
-BUILD_FLAGS = [
-    "--disk_cache=",
-    "--noremote_accept_cached",
-    "--noremote_upload_local_results",
+# Both builds: no stamping (an unstamped build must not depend on the time or the git
+# state), and no uploads (what is built from nothing must not mask a cache entry).
+COMMON_FLAGS = [
     "--nostamp",
+    "--noremote_upload_local_results",
     "--color=no",
     "--curses=no",
     "--show_progress_rate_limit=30",
 ]
+# The second build runs every action: no disk cache, no remote cache hits.
+FROM_NOTHING_FLAGS = ["--disk_cache=", "--noremote_accept_cached"]
 
 
 def log(message: str) -> None:
     print(f"build_twice: {message}", file=sys.stderr, flush=True)
 
 
-# The first copy's files are dated this (2001-01-01); the second's are dated when it is made,
-# as two clones would be, so a file time that gets into an artifact shows up as a difference.
+# The copy built from nothing has its files dated this (2001-01-01); the other's are dated
+# when it is made, as a clone would be (and so were the cached results' sources), so a file
+# time that gets into an artifact shows up as a difference.
 OLD_MTIME = 978307200
 
 
@@ -83,7 +88,7 @@ def build(checkout: Checkout, targets: Sequence[str], flags: Sequence[str]) -> d
     events = checkout.output_base.parent / f"{checkout.output_base.name}.bep.json"
     checkout.bazel(
         "build",
-        *BUILD_FLAGS,
+        *COMMON_FLAGS,
         *hermetic_sandbox_flags(),
         *flags,
         f"--build_event_json_file={events}",
@@ -176,22 +181,25 @@ def main(argv: Sequence[str]) -> int:
 
     workdir = Path(tempfile.mkdtemp(prefix="build_twice."))
     # Different lengths, so a path that leaks in also shifts every offset after it.
-    checkouts = [
-        Checkout(workdir / "a" / "src", workdir / "ob1"),
-        Checkout(workdir / "second_checkout_longer" / "torch_cuda_src", workdir / "output_base_2"),
-    ]
+    cached = Checkout(workdir / "a" / "src", workdir / "ob1")
+    from_nothing = Checkout(
+        workdir / "second_checkout_longer" / "torch_cuda_src", workdir / "output_base_2"
+    )
+    checkouts = [cached, from_nothing]
     started = time.monotonic()
     try:
         # One snapshot, copied: the tree may change while the first build runs. shutil.copy
-        # leaves the second copy's files dated now.
-        count = copy_tree(args.source.resolve(), checkouts[0].root, mtime=OLD_MTIME)
-        shutil.copytree(
-            checkouts[0].root, checkouts[1].root, symlinks=True, copy_function=shutil.copy
-        )
+        # leaves the first copy's files dated now.
+        count = copy_tree(args.source.resolve(), from_nothing.root, mtime=OLD_MTIME)
+        shutil.copytree(from_nothing.root, cached.root, symlinks=True, copy_function=shutil.copy)
+        builds = [
+            (cached, "caches as configured", []),
+            (from_nothing, "from nothing", FROM_NOTHING_FLAGS),
+        ]
         built = []
-        for number, checkout in enumerate(checkouts, 1):
-            log(f"build {number}: {count} files, {checkout.root}, {checkout.output_base.name}")
-            built.append(build(checkout, args.targets, args.bazel_flag))
+        for number, (checkout, caching, flags) in enumerate(builds, 1):
+            log(f"build {number} ({caching}): {count} files, {checkout.root}")
+            built.append(build(checkout, args.targets, [*flags, *args.bazel_flag]))
         identical = compare(*built)
     except RuntimeError as error:
         log(str(error))
