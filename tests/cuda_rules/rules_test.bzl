@@ -115,9 +115,18 @@ opt_test = _flags_test({"//command_line_option:compilation_mode": "opt"})
 device_debug_test = _flags_test({"//command_line_option:features": ["cuda_device_debug"]})
 lineinfo_test = _flags_test({"//command_line_option:features": ["lineinfo"]})
 
-# The global architectures: a minor revision's SASS from its major version's lowest PTX,
-# an architecture-specific one (sm_90a) from its own, PTX for the newest.
-archs_setting_test = _flags_test({"@@//toolchains/cuda:archs": ["sm_75", "sm_86", "sm_80", "sm_90a", "sm_90", "sm_120"]})
+# The global architectures. In opt: a minor revision's SASS from its major version's lowest
+# PTX, an architecture-specific one (sm_90a) from its own, PTX for the newest. In fastbuild:
+# every SASS but sm_90a's from the lowest's PTX, which is the one embedded.
+_ARCHS = ["sm_75", "sm_86", "sm_80", "sm_90a", "sm_90", "sm_120"]
+archs_setting_test = _flags_test({
+    "@@//toolchains/cuda:archs": _ARCHS,
+    "//command_line_option:compilation_mode": "opt",
+})
+archs_single_ptx_test = _flags_test({
+    "@@//toolchains/cuda:archs": _ARCHS,
+    "//command_line_option:compilation_mode": "fastbuild",
+})
 
 def _resolution_impl(ctx):
     env = analysistest.begin(ctx)

@@ -15,6 +15,8 @@ import torch_cuda
 
 # The configured architectures (//toolchains/cuda:archs), passed by the BUILD file.
 CONFIGURED_ARCHS = os.environ["CONFIGURED_CUDA_ARCHS"].split(",")
+# The PTX the build embeds: the newest's in opt, the lowest's otherwise (cuda_archs.bzl).
+CONFIGURED_PTX_ARCH = os.environ["CONFIGURED_CUDA_PTX_ARCH"]
 # "1" when this test was built with --stamp (--config=stamp), from the BUILD file.
 STAMPED = os.environ["BUILT_WITH_STAMP"] == "1"
 
@@ -64,9 +66,10 @@ class CudacBesideCpuTorch(unittest.TestCase):
         listing = cuobjdump("--list-elf")
         for arch in CONFIGURED_ARCHS:
             self.assertIn(f".{arch}.", listing, f"no {arch} SASS in _CUDAC.so:\n{listing}")
-        newest = max(CONFIGURED_ARCHS, key=lambda arch: int(arch[3:]))
         ptx = cuobjdump("--list-ptx")
-        self.assertIn(f".{newest}.", ptx, f"no PTX for {newest}:\n{ptx}")
+        # compute_80 -> the listing's ".sm_80." (cuobjdump names PTX by its SM number).
+        expected = CONFIGURED_PTX_ARCH.replace("compute_", "sm_")
+        self.assertIn(f".{expected}.", ptx, f"no {CONFIGURED_PTX_ARCH} PTX:\n{ptx}")
 
     def test_kernel_symbol_is_in_the_fatbinary(self) -> None:
         self.assertIn("add_f32_kernel", cuobjdump("--dump-resource-usage"))

@@ -22,7 +22,7 @@ The attributes mean what they mean in rules_cuda:
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain", "use_cpp_toolchain")
-load(":cuda_archs.bzl", "gencode_flags", "target_gencode_flags")
+load(":cuda_archs.bzl", "gencode_flags", "single_ptx", "target_gencode_flags")
 load(
     ":nvcc_actions.bzl",
     "CUDA_HEADER_EXTENSIONS",
@@ -72,7 +72,7 @@ def _compile_all(ctx, rdc_variants):
     if ctx.attr.archs:
         arch_flags = target_gencode_flags(ctx.attr.archs, where)
     else:
-        arch_flags = gencode_flags(ctx.attr._archs[BuildSettingInfo].value)
+        arch_flags = gencode_flags(ctx.attr._archs[BuildSettingInfo].value, single_ptx(ctx))
     device_defines = depset(ctx.attr.defines, transitive = [i.defines for i in _cuda_infos(ctx.attr.deps)])
     options = struct(
         defines = (compilation_context.defines.to_list() + ctx.attr.host_local_defines +
