@@ -30,7 +30,7 @@ def single_ptx(ctx):
     return ctx.var["COMPILATION_MODE"] != "opt"
 
 def _plain_numbers(archs):
-    """The "80", "86", ... of `archs` (no architecture-specific "90a"), lowest first."""
+    """`archs`' numbers ("80", "90a", ...) in order, and the plain ones (no "a"), lowest first."""
     numbers = [_arch_number(arch, ["sm_"], "//toolchains/cuda:archs") for arch in archs]
     return numbers, sorted([n for n in numbers if n.isdigit()], key = _arch_value)
 
@@ -58,9 +58,9 @@ def gencode_flags(archs, one_ptx):
     instructions (sm_90's VIADD becomes IADD3; same instruction count in every engine
     kernel), and it runs wherever the per-major build's would.
 
-    Either way the SASS runs where a per-entry build's would; only its __CUDA_ARCH__ is the
-    lowest one's. An architecture-specific entry (sm_90a) is always compiled from its own
-    PTX.
+    Either way the SASS runs where a per-entry build's would; only its __CUDA_ARCH__ is that
+    of the PTX it came from. An architecture-specific entry (sm_90a) is always compiled from
+    its own PTX.
 
     Args:
       archs: e.g. ["sm_80", "sm_86", "sm_90"].
