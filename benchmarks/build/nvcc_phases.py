@@ -6,12 +6,12 @@ The compile action of SOURCE is taken from `bazel aquery` twice: as fastbuild bu
 major version, the newest embedded; toolchains/cuda/cuda_archs.bzl). Everything else on the
 command line is fastbuild's, so the two differ in the architecture scheme alone. Each is
 rerun from the execution root with nvcc's `--time` (the sources and the pinned toolchain
-are there after any build of the target), alternately, RUNS times; the table gives the
+are there once the script has built the target), alternately, RUNS times; the table gives the
 median wall time and the median seconds per phase: cicc (nvcc's front end, once per
 virtual architecture), ptxas (once per SASS) and the host side (preprocessing, cudafe++,
 gcc), with the ratio against the per-major scheme measured in the same run.
 
-Usage (after `tools/bazel build //third_device/torch_cuda:all`):
+Usage:
   python3 benchmarks/build/nvcc_phases.py [--runs N] [--source PATH] [--target LABEL]
 """
 
@@ -79,7 +79,13 @@ def run_once(
     times = workdir / f"{name}.csv"
     times.unlink(missing_ok=True)
     started = time.monotonic()
-    subprocess.run([*argv, "--time", str(times)], cwd=execroot, check=True, capture_output=True)
+    result = subprocess.run(
+        [*argv, "--time", str(times)], cwd=execroot, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise SystemExit(
+            f"nvcc failed in {execroot}:\n{result.stderr[-2000:]}"
+        )
     wall = time.monotonic() - started
     phases: dict[str, float] = collections.defaultdict(float)
     with times.open() as stream:
@@ -105,6 +111,9 @@ def main() -> int:
     schemes = {"PTX per major version (opt)": per_major, "one PTX (fastbuild, dbg)": built}
     for name, argv in schemes.items():
         print(f"{name}: {' '.join(gencode(argv))}")
+    # Last, so that the execution root holds every input of the fastbuild compile (a command
+    # that runs no action, or another target's, plants only what it needs).
+    bazel_output("build", args.target)
 
     results: dict[str, list[tuple[float, dict[str, float]]]] = {name: [] for name in schemes}
     with tempfile.TemporaryDirectory(prefix="nvcc_phases.") as workdir:
