@@ -28,19 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-BAZEL = REPO / "tools" / "bazel"
+# Beside this script (its directory is on sys.path when it runs).
+from compile_profile import bazel_output
+
 DEFAULT_TARGET = "//third_device/torch_cuda/torch_cuda/csrc:engine_kernels"
 DEFAULT_SOURCE = "third_device/torch_cuda/torch_cuda/csrc/aten/engine/elementwise_binary.cu"
-
-
-def bazel_output(*args: str) -> str:
-    result = subprocess.run(
-        [str(BAZEL), *args], cwd=REPO, capture_output=True, text=True, check=False
-    )
-    if result.returncode != 0:
-        raise SystemExit(f"`bazel {' '.join(args)}` failed:\n{result.stderr[-2000:]}")
-    return result.stdout
 
 
 def compile_argv(target: str, source: str, mode: str) -> list[str]:
