@@ -75,9 +75,7 @@ def run_once(
         [*argv, "--time", str(times)], cwd=execroot, capture_output=True, text=True, check=False
     )
     if result.returncode != 0:
-        raise SystemExit(
-            f"nvcc failed in {execroot}:\n{result.stderr[-2000:]}"
-        )
+        raise SystemExit(f"nvcc failed in {execroot}:\n{result.stderr[-2000:]}")
     wall = time.monotonic() - started
     phases: dict[str, float] = collections.defaultdict(float)
     with times.open() as stream:
